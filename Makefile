@@ -1,0 +1,142 @@
+# cephfab: non-recursive build. See README.md.
+#
+#   make            build cephfab-agent and cephfab
+#   make deps       install missing Debian packages (root, idempotent)
+#   make check      deps if needed, build, unit tests, unit tests under
+#                   ASan+UBSan, integration tests, short fuzz runs
+#   make demo       the matrix on a built-in lab
+#   make fuzz       libFuzzer campaigns (FUZZ_SECONDS per harness)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+CC ?= cc
+SAN ?=
+
+PKG_LIBS := libcjson libcrypto
+EV_CFLAGS := $(shell pkg-config --cflags libev 2>/dev/null)
+EV_LIBS := $(shell pkg-config --libs libev 2>/dev/null || echo -lev)
+
+# Error messages are cut to CF_ERRLEN on purpose: truncation is not a bug.
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Werror -Wno-format-truncation
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -DCF_VERSION='"$(VERSION)"' \
+	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
+LDLIBS := $(shell pkg-config --libs $(PKG_LIBS)) $(EV_LIBS) -lm
+ifneq ($(SAN),)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+all:
+
+PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
+	proto/netaddr.c proto/conn.c proto/ini.c
+AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c
+COORD_SRC := coordinator/main.c coordinator/inventory.c \
+	coordinator/hosts.c coordinator/out.c
+
+PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
+AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
+COORD_OBJ := $(COORD_SRC:%.c=$(BUILD)/%.o)
+LIBPROTO := $(BUILD)/libcephfab-proto.a
+
+UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
+	test_conn test_config
+UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
+
+# Which objects each unit test links besides the protocol library.
+$(BUILD)/tests/test_inventory: $(BUILD)/coordinator/inventory.o
+$(BUILD)/tests/test_config: $(BUILD)/agent/config.o
+
+.PHONY: all deps check unit unit-asan integration fuzz fuzz-check demo \
+	install clean lab-clean
+all: $(BUILD)/cephfab-agent $(BUILD)/cephfab cephfab-agent cephfab
+
+cephfab-agent: $(BUILD)/cephfab-agent
+	ln -sf $< $@
+cephfab: $(BUILD)/cephfab
+	ln -sf $< $@
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIBPROTO): $(PROTO_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/cephfab-agent: $(AGENT_OBJ) $(LIBPROTO)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/cephfab: $(COORD_OBJ) $(LIBPROTO)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -Icoordinator -Iagent -c -o $@ $<
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LIBPROTO)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBPROTO) $(CMOCKA_LIBS) \
+		$(LDLIBS)
+
+unit: $(UNIT_BINS)
+	@tests/run_unit.sh $(UNIT_BINS)
+
+unit-asan:
+	$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" \
+		build/asan/cephfab-agent build/asan/cephfab \
+		$(UNIT_TESTS:%=build/asan/tests/%)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/run_unit.sh $(UNIT_TESTS:%=build/asan/tests/%)
+
+deps:
+	@tests/deps.sh install
+
+check:
+	@tests/deps.sh check || tests/deps.sh install
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@tests/check.sh
+
+integration: all
+	@tests/run_integration.sh
+
+# libFuzzer harnesses need clang.
+FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_conn
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
+	-Iinclude -Icoordinator -DCF_VERSION='"$(VERSION)"' \
+	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
+build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) coordinator/inventory.c
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) \
+		coordinator/inventory.c $(LDLIBS)
+fuzz: $(FUZZ_HARNESSES:%=build/fuzz/%)
+	@tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
+demo: all
+	@tests/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+		$(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/cephfab
+	install -m 0755 $(BUILD)/cephfab $(DESTDIR)$(PREFIX)/bin/cephfab
+	install -m 0755 $(BUILD)/cephfab-agent \
+		$(DESTDIR)$(PREFIX)/sbin/cephfab-agent
+	sed 's|@PREFIX@|$(PREFIX)|g' dist/cephfab-agent.service.in \
+		> $(DESTDIR)/lib/systemd/system/cephfab-agent.service
+	chmod 0644 $(DESTDIR)/lib/systemd/system/cephfab-agent.service
+	test -e $(DESTDIR)/etc/cephfab/agent.conf || \
+		install -m 0644 configs/agent.conf \
+		$(DESTDIR)/etc/cephfab/agent.conf
+
+clean:
+	rm -rf build cephfab cephfab-agent
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,141 @@
+/* config: agent.conf parser, see config.h. */
+#include "config.h"
+#include "ini.h"
+#include "pj.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+config_defaults(struct agent_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->port = 7470;
+	snprintf(cfg->key_path, sizeof(cfg->key_path), "%s",
+	    AGENT_KEY_DEFAULT);
+	cfg->max_sessions = 8;
+	cfg->max_conns = 256;
+	cfg->auth_timeout = 5.0;
+	cfg->idle_timeout = 60.0;
+}
+
+int
+config_set_listen(struct agent_config *cfg, const char *val, char *err)
+{
+	struct netaddr a;
+	uint16_t port = cfg->port;
+
+	if (val[0] == ':') {
+		char *end;
+		unsigned long v = strtoul(val + 1, &end, 10);
+
+		if (val[1] == '\0' || *end != '\0' || v == 0 || v > 65535)
+			goto bad;
+		memset(&cfg->listen, 0, sizeof(cfg->listen));
+		cfg->port = (uint16_t)v;
+		return 0;
+	}
+	if (netaddr_parse_endpoint(val, &a, &port) == -1)
+		goto bad;
+	cfg->listen = a;
+	cfg->port = port;
+	return 0;
+bad:
+	snprintf(err, CF_ERRLEN, "listen: '%s' is not ADDR:PORT, ADDR or "
+	    ":PORT", val);
+	return -1;
+}
+
+static int
+config_uint(const char *key, const char *val, unsigned min, unsigned max,
+    unsigned *out, char *err)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 10);
+
+	if (*val == '\0' || *end != '\0' || v < min || v > max) {
+		snprintf(err, CF_ERRLEN, "%s: '%s' is not a whole number in "
+		    "[%u, %u]", key, val, min, max);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int
+config_secs(const char *key, const char *val, double min, double max,
+    double *out, char *err)
+{
+	char *end;
+	double v = strtod(val, &end);
+
+	if (*val == '\0' || *end != '\0' || !(v >= min && v <= max)) {
+		snprintf(err, CF_ERRLEN, "%s: '%s' is not a number of seconds "
+		    "in [%g, %g]", key, val, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+config_section_cb(void *udata, const char *kind, const char *name, int line,
+    char *err)
+{
+	(void)udata;
+	(void)line;
+	if (strcmp(kind, "agent") != 0 || *name != '\0') {
+		snprintf(err, CF_ERRLEN, "unknown section [%s%s%s] (only "
+		    "[agent])", kind, *name ? " " : "", name);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+config_pair_cb(void *udata, const char *key, const char *val, int line,
+    char *err)
+{
+	struct agent_config *cfg = udata;
+
+	(void)line;
+	if (strcmp(key, "listen") == 0)
+		return config_set_listen(cfg, val, err);
+	if (strcmp(key, "key") == 0) {
+		if (*val == '\0') {
+			snprintf(err, CF_ERRLEN, "key: empty path");
+			return -1;
+		}
+		snprintf(cfg->key_path, sizeof(cfg->key_path), "%s", val);
+		return 0;
+	}
+	if (strcmp(key, "max_sessions") == 0)
+		return config_uint(key, val, 1, 1024, &cfg->max_sessions, err);
+	if (strcmp(key, "max_conns") == 0)
+		return config_uint(key, val, 1, 65536, &cfg->max_conns, err);
+	if (strcmp(key, "auth_timeout") == 0)
+		return config_secs(key, val, 0.1, 60, &cfg->auth_timeout, err);
+	if (strcmp(key, "idle_timeout") == 0)
+		return config_secs(key, val, 1, 86400, &cfg->idle_timeout,
+		    err);
+	snprintf(err, CF_ERRLEN, "unknown key '%s'", key);
+	return -1;
+}
+
+static const struct ini_handler config_handler = {
+	config_section_cb, config_pair_cb
+};
+
+int
+config_load(const char *path, struct agent_config *cfg, char *err)
+{
+	return ini_parse_file(path, &config_handler, cfg, err);
+}
+
+int
+config_parse_buf(const char *name, const char *text, size_t len,
+    struct agent_config *cfg, char *err)
+{
+	return ini_parse_buf(name, text, len, &config_handler, cfg, err);
+}

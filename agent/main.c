@@ -1,0 +1,132 @@
+/*
+ * cephfab-agent: runs on every Ceph node and serves the coordinator.
+ * main.c parses arguments and wires modules; the logic lives in agent.c.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ev.h>
+#include <openssl/crypto.h>
+
+#include "agent.h"
+#include "config.h"
+#include "log.h"
+#include "msg.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab-agent [-dnv] [-c FILE] [--listen ADDR:PORT] "
+	    "[--key FILE]\n"
+	    "  -c, --config FILE   configuration (default %s if it exists)\n"
+	    "  -l, --listen A:P    control address (default 0.0.0.0:7470)\n"
+	    "  -k, --key FILE      pre-shared key (default %s)\n"
+	    "  -d, --foreground    stay in the foreground, log to stderr\n"
+	    "  -v, --verbose       debug logging\n"
+	    "  -n, --check         check the configuration and key, then "
+	    "exit\n"
+	    "  -V, --version       print the version\n",
+	    AGENT_CONF_DEFAULT, AGENT_KEY_DEFAULT);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "foreground", no_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		/* Testing only: speak another protocol version. */
+		{ "x-proto-version", required_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct agent_config cfg;
+	struct agent agent;
+	struct auth_key key;
+	const char *conf = NULL, *listen_arg = NULL, *key_arg = NULL;
+	char err[CF_ERRLEN];
+	int ch, foreground = 0, verbose = 0, check = 0;
+	unsigned proto = 0;
+	struct ev_loop *loop;
+
+	while ((ch = getopt_long(argc, argv, "c:l:k:dvnVh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': conf = optarg; break;
+		case 'l': listen_arg = optarg; break;
+		case 'k': key_arg = optarg; break;
+		case 'd': foreground = 1; break;
+		case 'v': verbose = 1; break;
+		case 'n': check = 1; break;
+		case 'V':
+			printf("cephfab-agent %s (protocol %d)\n", CF_VERSION,
+			    CF_PROTO_VERSION);
+			return 0;
+		case 'h': usage(stdout); return 0;
+		case 'P': proto = (unsigned)strtoul(optarg, NULL, 10); break;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "cephfab-agent: unexpected argument '%s'\n",
+		    argv[optind]);
+		return 2;
+	}
+	log_init("cephfab-agent", 1, verbose);
+	config_defaults(&cfg);
+	if (conf == NULL && access(AGENT_CONF_DEFAULT, F_OK) == 0)
+		conf = AGENT_CONF_DEFAULT;
+	if (conf != NULL && config_load(conf, &cfg, err) == -1) {
+		fprintf(stderr, "cephfab-agent: %s\n", err);
+		return 2;
+	}
+	if (listen_arg != NULL && config_set_listen(&cfg, listen_arg, err)) {
+		fprintf(stderr, "cephfab-agent: --%s\n", err);
+		return 2;
+	}
+	if (key_arg != NULL)
+		snprintf(cfg.key_path, sizeof(cfg.key_path), "%s", key_arg);
+	/* The key is checked before daemonising so that a bad one fails
+	 * where the admin can see it. */
+	if (auth_key_load(cfg.key_path, &key, err) == -1) {
+		fprintf(stderr, "cephfab-agent: %s\n", err);
+		return 2;
+	}
+	if (check) {
+		printf("%s: configuration OK\n", conf ? conf : "(defaults)");
+		return 0;
+	}
+	if (!foreground) {
+		if (daemon(0, 0) == -1) {
+			fprintf(stderr, "cephfab-agent: daemon failed\n");
+			return 3;
+		}
+		log_init("cephfab-agent", 0, verbose);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	loop = ev_default_loop(EVFLAG_AUTO);
+	if (loop == NULL) {
+		log_warnx("cannot initialise libev");
+		return 3;
+	}
+	if (agent_init(&agent, loop, &cfg, &key, proto, err) == -1) {
+		log_warnx("%s", err);
+		agent_fini(&agent);
+		return 3;
+	}
+	OPENSSL_cleanse(&key, sizeof(key));
+	agent_run(&agent);
+	agent_fini(&agent);
+	ev_loop_destroy(loop);
+	log_info("stopped");
+	return 0;
+}

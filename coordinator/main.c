@@ -1,0 +1,280 @@
+/*
+ * cephfab: the coordinator CLI. main.c parses arguments and dispatches to
+ * the command modules; it holds no logic of its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "auth.h"
+#include "hosts.h"
+#include "inventory.h"
+#include "log.h"
+#include "msg.h"
+#include "out.h"
+#include "pj.h"
+
+#define KEY_DEFAULT "/etc/cephfab/key"
+
+struct gopts {
+	const char *inventory;
+	const char *key;
+	int json;
+	int verbose;
+	double timeout;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab [-i INVENTORY] [-k KEY] [--json] [-v] COMMAND "
+	    "[ARGS]\n"
+	    "commands:\n"
+	    "  keygen [-o FILE]   make a pre-shared key (stdout, or FILE "
+	    "with mode 0600)\n"
+	    "  check              validate the inventory without "
+	    "connecting\n"
+	    "  hosts              connect to every agent and show its "
+	    "state\n"
+	    "  version            print the version\n"
+	    "options:\n"
+	    "  -i, --inventory F  inventory file (see configs/README.md)\n"
+	    "  -k, --key F        key file (overrides the inventory's "
+	    "'key')\n"
+	    "  -j, --json         JSON on stdout\n"
+	    "  -t, --timeout S    per-agent connect+handshake timeout "
+	    "(default: inventory's, 3)\n"
+	    "  -v, --verbose      debug logging on stderr\n"
+	    "exit codes: 0 pass, 1 problems found, 2 usage or configuration "
+	    "error, 3 runtime failure\n");
+}
+
+static int
+cmd_keygen(int argc, char **argv)
+{
+	char hex[2 * AUTH_KEY_MIN + 2];
+	const char *out = NULL;
+	int fd;
+
+	if (argc == 3 && strcmp(argv[1], "-o") == 0)
+		out = argv[2];
+	else if (argc != 1) {
+		fprintf(stderr, "usage: cephfab keygen [-o FILE]\n");
+		return EXIT_USAGE;
+	}
+	if (auth_keygen(hex, sizeof(hex)) == -1) {
+		fprintf(stderr, "cephfab: keygen: no randomness available\n");
+		return EXIT_RUNTIME;
+	}
+	strcat(hex, "\n");
+	if (out == NULL) {
+		fputs(hex, stdout);
+		if (isatty(STDOUT_FILENO) == 0 && isatty(STDERR_FILENO))
+			fprintf(stderr, "cephfab: keygen: remember 'chmod 600' "
+			    "on the key file\n");
+	} else {
+		/* O_EXCL: never overwrite a key that agents already use. */
+		fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd == -1) {
+			fprintf(stderr, "cephfab: keygen: %s: %s\n", out,
+			    strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if (write(fd, hex, strlen(hex)) != (ssize_t)strlen(hex) ||
+		    close(fd) == -1) {
+			fprintf(stderr, "cephfab: keygen: %s: %s\n", out,
+			    strerror(errno));
+			unlink(out);
+			return EXIT_RUNTIME;
+		}
+	}
+	OPENSSL_cleanse(hex, sizeof(hex));
+	return EXIT_PASS;
+}
+
+static int
+load_inventory(const struct gopts *g, struct inventory *inv)
+{
+	char err[CF_ERRLEN];
+
+	if (g->inventory == NULL) {
+		fprintf(stderr, "cephfab: no inventory: give -i FILE\n");
+		return -1;
+	}
+	if (inventory_load(g->inventory, inv, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *
+key_path(const struct gopts *g, const struct inventory *inv)
+{
+	if (g->key)
+		return g->key;
+	if (inv->key_path[0])
+		return inv->key_path;
+	return KEY_DEFAULT;
+}
+
+static int
+cmd_check(const struct gopts *g, int argc, char **argv)
+{
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	int rc = EXIT_PASS;
+
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "usage: cephfab -i INVENTORY check\n");
+		return EXIT_USAGE;
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		rc = EXIT_USAGE;
+	} else if (g->verbose) {
+		inventory_dump(&inv, stdout);
+	} else {
+		printf("%s: %d hosts, inventory and key OK\n", inv.path,
+		    inv.nhosts);
+	}
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
+static int
+cmd_hosts(const struct gopts *g, int argc, char **argv)
+{
+	struct hosts_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	int rc;
+
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "usage: cephfab -i INVENTORY hosts [--json]\n");
+		return EXIT_USAGE;
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	memset(&o, 0, sizeof(o));
+	o.json = g->json;
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	rc = hosts_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct gopts g;
+	const char *cmd;
+	char *end;
+	int ch;
+
+	memset(&g, 0, sizeof(g));
+	/* '+': stop at the command word so its own options stay its own. */
+	while ((ch = getopt_long(argc, argv, "+i:k:jt:vhV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'i': g.inventory = optarg; break;
+		case 'k': g.key = optarg; break;
+		case 'j': g.json = 1; break;
+		case 't':
+			g.timeout = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    !(g.timeout >= 0.1 && g.timeout <= 600)) {
+				fprintf(stderr, "cephfab: --timeout: '%s' is "
+				    "not a number of seconds in [0.1, 600]\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'v': g.verbose = 1; break;
+		case 'h': usage(stdout); return EXIT_PASS;
+		case 'V':
+			printf("cephfab %s (protocol %d)\n", CF_VERSION,
+			    CF_PROTO_VERSION);
+			return EXIT_PASS;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	log_init("cephfab", 1, g.verbose);
+	signal(SIGPIPE, SIG_IGN);
+	cmd = argv[optind];
+	argc -= optind;
+	argv += optind;
+	if (strcmp(cmd, "keygen") == 0)
+		return cmd_keygen(argc, argv);
+	/* Options may also follow the command word: "hosts --json". */
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+i:k:jt:v", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'i': g.inventory = optarg; break;
+		case 'k': g.key = optarg; break;
+		case 'j': g.json = 1; break;
+		case 't':
+			g.timeout = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    !(g.timeout >= 0.1 && g.timeout <= 600)) {
+				fprintf(stderr, "cephfab: --timeout: '%s' is "
+				    "not a number of seconds in [0.1, 600]\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'v': g.verbose = 1; log_init("cephfab", 1, 1); break;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(&g, argc, argv);
+	if (strcmp(cmd, "hosts") == 0)
+		return cmd_hosts(&g, argc, argv);
+	if (strcmp(cmd, "version") == 0) {
+		printf("cephfab %s (protocol %d)\n", CF_VERSION,
+		    CF_PROTO_VERSION);
+		return EXIT_PASS;
+	}
+	fprintf(stderr, "cephfab: unknown command '%s' (see cephfab "
+	    "--help)\n", cmd);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,49 @@
+/*
+ * msg: the control protocol's message types, their names for logs and their
+ * per-type body size limits.
+ *
+ * Later issues add types (test requests, results, facts) by adding a row to
+ * the table in proto/msg.c; the framing does not change.
+ */
+#ifndef CF_MSG_H
+#define CF_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The protocol version carried in every frame header and in HELLO. Bump it on
+ * any incompatible change to a message body. */
+#define CF_PROTO_VERSION 1
+
+/* Hard cap on any body, whatever the type's own limit says. */
+#define MSG_MAX_BODY (1024 * 1024)
+
+enum msg_type {
+	MSG_HELLO = 1,		/* both ways: versions, nonce */
+	MSG_AUTH = 2,		/* both ways: challenge-response proof */
+	MSG_STATUS = 3,		/* request (no REPLY flag) and reply */
+	MSG_ERROR = 4,		/* code + message, usually followed by close */
+	MSG_BYE = 5,		/* orderly close */
+	MSG_TYPE_MAX
+};
+
+/* Frame flags. */
+#define MSG_F_REPLY 0x0001	/* this frame answers a request of its type */
+
+/* Error codes carried in MSG_ERROR bodies ("code"). */
+#define MSG_ERR_VERSION "version_mismatch"
+#define MSG_ERR_AUTH "auth_failed"
+#define MSG_ERR_BUSY "busy"
+#define MSG_ERR_PROTO "protocol_error"
+#define MSG_ERR_TIMEOUT "timeout"
+#define MSG_ERR_REFUSED "refused"
+
+/* msg_name returns a static name for logs ("HELLO"), or "UNKNOWN". */
+const char *msg_name(unsigned type);
+/* msg_limit returns the largest body allowed for a type, or 0 when the type
+ * is unknown. */
+size_t msg_limit(unsigned type);
+/* msg_preauth returns 1 when the type may arrive before authentication. */
+int msg_preauth(unsigned type);
+
+#endif

@@ -1,0 +1,860 @@
+/* conn: authenticated control connections on libev, see include/conn.h. */
+#include "conn.h"
+#include "log.h"
+#include "msg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <openssl/crypto.h>
+
+/* How long a last ERROR or BYE may take to flush before we just close. */
+#define CONN_LINGER 1.0
+
+static const char *conn_state_names[] = {
+	[CONN_CONNECTING] = "CONNECTING",
+	[CONN_HELLO] = "HELLO",
+	[CONN_AUTH] = "AUTH",
+	[CONN_ESTABLISHED] = "ESTABLISHED",
+	[CONN_CLOSING] = "CLOSING",
+	[CONN_CLOSED] = "CLOSED",
+};
+
+static const char *conn_reason_names[] = {
+	[CONN_R_OK] = "ok",
+	[CONN_R_UNREACHABLE] = "unreachable",
+	[CONN_R_AUTH_FAILED] = "auth_failed",
+	[CONN_R_VERSION] = "version_mismatch",
+	[CONN_R_BUSY] = "busy",
+	[CONN_R_PROTO] = "protocol_error",
+	[CONN_R_TIMEOUT] = "timeout",
+	[CONN_R_PEER_CLOSED] = "closed",
+	[CONN_R_PEER_ERROR] = "error",
+};
+
+const char *
+conn_state_name(enum conn_state s)
+{
+	return s <= CONN_CLOSED ? conn_state_names[s] : "?";
+}
+
+const char *
+conn_reason_name(enum conn_reason r)
+{
+	return r <= CONN_R_PEER_ERROR ? conn_reason_names[r] : "?";
+}
+
+static void conn_read_cb(struct ev_loop *, ev_io *, int);
+static void conn_write_cb(struct ev_loop *, ev_io *, int);
+static void conn_timer_cb(struct ev_loop *, ev_timer *, int);
+
+static void
+conn_change_state(struct conn *c, enum conn_state s)
+{
+	log_debug("conn %s: %s -> %s", c->peer, conn_state_name(c->state),
+	    conn_state_name(s));
+	c->state = s;
+}
+
+static void
+conn_reaper_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	conn_ctx_reap(w->data);
+}
+
+void
+conn_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
+    const struct auth_key *psk, const char *version)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->loop = loop;
+	ctx->psk = psk;
+	ctx->version = version;
+	ctx->hostname = "";
+	ctx->proto = CF_PROTO_VERSION;
+	ctx->auth_timeout = 5.0;
+	ctx->idle_timeout = 60.0;
+	ctx->wq_limit = 8 * 1024 * 1024;
+	TAILQ_INIT(&ctx->dead);
+	ev_prepare_init(&ctx->reaper, conn_reaper_cb);
+	ctx->reaper.data = ctx;
+	ev_prepare_start(loop, &ctx->reaper);
+	/* The reaper must not keep the loop alive on its own. */
+	ev_unref(loop);
+}
+
+static void
+conn_free(struct conn *c)
+{
+	struct wbuf *w;
+
+	while ((w = TAILQ_FIRST(&c->wq)) != NULL) {
+		TAILQ_REMOVE(&c->wq, w, entry);
+		free(w->data);
+		free(w);
+	}
+	frame_rx_free(&c->rx);
+	cJSON_Delete(c->peer_hello);
+	OPENSSL_cleanse(c->tx_key, sizeof(c->tx_key));
+	OPENSSL_cleanse(c->rx_key, sizeof(c->rx_key));
+	free(c);
+}
+
+void
+conn_ctx_reap(struct conn_ctx *ctx)
+{
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&ctx->dead)) != NULL) {
+		TAILQ_REMOVE(&ctx->dead, c, dead_entry);
+		conn_free(c);
+		ctx->live--;
+	}
+}
+
+void
+conn_ctx_fini(struct conn_ctx *ctx)
+{
+	conn_ctx_reap(ctx);
+	ev_ref(ctx->loop);
+	ev_prepare_stop(ctx->loop, &ctx->reaper);
+}
+
+static struct conn *
+conn_new(struct conn_ctx *ctx, int fd, enum conn_role role,
+    const struct conn_ops *ops, void *udata)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->ctx = ctx;
+	c->ops = ops;
+	c->udata = udata;
+	c->role = role;
+	c->fd = fd;
+	TAILQ_INIT(&c->wq);
+	frame_rx_init(&c->rx);
+	/* Until the handshake derives session keys, frames carry a tag
+	 * under the public pre-auth key (see auth.h). */
+	memcpy(c->tx_key, auth_preauth_key, FRAME_KEY_LEN);
+	memcpy(c->rx_key, auth_preauth_key, FRAME_KEY_LEN);
+	ev_io_init(&c->rio, conn_read_cb, fd, EV_READ);
+	ev_io_init(&c->wio, conn_write_cb, fd, EV_WRITE);
+	ev_init(&c->timer, conn_timer_cb);
+	c->rio.data = c->wio.data = c->timer.data = c;
+	ctx->live++;
+	return c;
+}
+
+bool
+conn_closed(const struct conn *c)
+{
+	return c->state == CONN_CLOSED;
+}
+
+void
+conn_close(struct conn *c, enum conn_reason reason, const char *detail)
+{
+	struct ev_loop *loop = c->ctx->loop;
+
+	if (c->state == CONN_CLOSED)
+		return;
+	conn_change_state(c, CONN_CLOSED);
+	ev_io_stop(loop, &c->rio);
+	ev_io_stop(loop, &c->wio);
+	ev_timer_stop(loop, &c->timer);
+	if (c->fd != -1) {
+		close(c->fd);
+		c->fd = -1;
+	}
+	TAILQ_INSERT_TAIL(&c->ctx->dead, c, dead_entry);
+	if (!c->notified) {
+		c->notified = true;
+		if (c->ops && c->ops->closed)
+			c->ops->closed(c, reason, detail ? detail : "");
+	}
+}
+
+static void
+conn_set_timer(struct conn *c, double after)
+{
+	ev_timer_stop(c->ctx->loop, &c->timer);
+	ev_timer_set(&c->timer, after, 0.);
+	ev_timer_start(c->ctx->loop, &c->timer);
+}
+
+/* conn_queue encodes and queues one frame under the current tx key. */
+static int
+conn_queue(struct conn *c, unsigned type, uint16_t flags, const cJSON *body)
+{
+	struct frame_hdr h;
+	struct wbuf *w;
+	char *text, err[CF_ERRLEN];
+	uint8_t *buf;
+	size_t len;
+
+	text = body ? cJSON_PrintUnformatted(body) : strdup("{}");
+	if (text == NULL) {
+		conn_close(c, CONN_R_PROTO, "out of memory");
+		return -1;
+	}
+	memset(&h, 0, sizeof(h));
+	h.version = (uint8_t)c->ctx->proto;
+	h.type = (uint8_t)type;
+	h.flags = flags;
+	h.len = (uint32_t)strlen(text);
+	h.seq = c->tx_seq;
+	buf = frame_encode(&h, text, c->tx_key, &len, err);
+	free(text);
+	if (buf == NULL) {
+		/* Our own message too large is our bug, not the peer's. */
+		log_warnx("%s: cannot send %s: %s", c->peer, msg_name(type),
+		    err);
+		return -1;
+	}
+	if (c->wq_bytes + len > c->ctx->wq_limit) {
+		free(buf);
+		conn_close(c, CONN_R_TIMEOUT, "peer does not read: write "
+		    "queue full");
+		return -1;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		free(buf);
+		conn_close(c, CONN_R_PROTO, "out of memory");
+		return -1;
+	}
+	w->data = buf;
+	w->len = len;
+	TAILQ_INSERT_TAIL(&c->wq, w, entry);
+	c->wq_bytes += len;
+	c->tx_seq++;
+	/* The write watcher runs only while there is something to write. */
+	ev_io_start(c->ctx->loop, &c->wio);
+	return 0;
+}
+
+int
+conn_send(struct conn *c, unsigned type, uint16_t flags, const cJSON *body)
+{
+	if (c->state != CONN_ESTABLISHED)
+		return -1;
+	return conn_queue(c, type, flags, body);
+}
+
+static void
+conn_linger(struct conn *c, enum conn_reason reason, const char *detail)
+{
+	c->close_reason = reason;
+	snprintf(c->close_detail, sizeof(c->close_detail), "%s", detail);
+	conn_change_state(c, CONN_CLOSING);
+	ev_io_stop(c->ctx->loop, &c->rio);
+	if (TAILQ_EMPTY(&c->wq)) {
+		conn_close(c, reason, c->close_detail);
+		return;
+	}
+	conn_set_timer(c, CONN_LINGER);
+}
+
+void
+conn_fail(struct conn *c, enum conn_reason reason, const char *code,
+    const char *fmt, ...)
+{
+	char msg[CF_ERRLEN];
+	cJSON *body;
+	va_list ap;
+
+	if (c->state == CONN_CLOSED || c->state == CONN_CLOSING)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->state != CONN_CONNECTING) {
+		body = cJSON_CreateObject();
+		if (body != NULL) {
+			cJSON_AddStringToObject(body, "code", code);
+			cJSON_AddStringToObject(body, "message", msg);
+			conn_queue(c, MSG_ERROR, 0, body);
+			cJSON_Delete(body);
+		}
+	}
+	if (c->state != CONN_CLOSED)
+		conn_linger(c, reason, msg);
+}
+
+void
+conn_bye(struct conn *c)
+{
+	if (c->state == CONN_CLOSED || c->state == CONN_CLOSING)
+		return;
+	if (c->state == CONN_ESTABLISHED)
+		conn_queue(c, MSG_BYE, 0, NULL);
+	if (c->state != CONN_CLOSED)
+		conn_linger(c, CONN_R_OK, "bye");
+}
+
+static void
+conn_send_hello(struct conn *c)
+{
+	char hex[2 * AUTH_NONCE_LEN + 1];
+	cJSON *b = cJSON_CreateObject();
+	int i;
+
+	if (b == NULL) {
+		conn_close(c, CONN_R_PROTO, "out of memory");
+		return;
+	}
+	for (i = 0; i < AUTH_NONCE_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", c->nonce_local[i]);
+	cJSON_AddNumberToObject(b, "proto", c->ctx->proto);
+	cJSON_AddStringToObject(b, "version", c->ctx->version);
+	cJSON_AddStringToObject(b, "role",
+	    c->role == CONN_CLIENT ? "coordinator" : "agent");
+	cJSON_AddStringToObject(b, "host", c->ctx->hostname);
+	cJSON_AddStringToObject(b, "nonce", hex);
+	if (c->ops && c->ops->hello_fill)
+		c->ops->hello_fill(c, b);
+	conn_queue(c, MSG_HELLO, c->role == CONN_SERVER ? MSG_F_REPLY : 0, b);
+	cJSON_Delete(b);
+}
+
+static void
+conn_send_proof(struct conn *c, enum auth_label label)
+{
+	char hex[2 * FRAME_KEY_LEN + 1];
+	uint8_t proof[FRAME_KEY_LEN];
+	const uint8_t *nc, *ns;
+	cJSON *b;
+	int i;
+
+	nc = c->role == CONN_CLIENT ? c->nonce_local : c->nonce_peer;
+	ns = c->role == CONN_CLIENT ? c->nonce_peer : c->nonce_local;
+	auth_derive(c->ctx->psk, label, nc, ns, proof);
+	for (i = 0; i < FRAME_KEY_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", proof[i]);
+	b = cJSON_CreateObject();
+	if (b == NULL) {
+		conn_close(c, CONN_R_PROTO, "out of memory");
+		return;
+	}
+	cJSON_AddStringToObject(b, "proof", hex);
+	conn_queue(c, MSG_AUTH, c->role == CONN_SERVER ? MSG_F_REPLY : 0, b);
+	cJSON_Delete(b);
+}
+
+/* conn_check_proof verifies the peer's AUTH proof in constant time. */
+static int
+conn_check_proof(struct conn *c, const cJSON *body, enum auth_label label,
+    char *err)
+{
+	uint8_t got[FRAME_KEY_LEN], want[FRAME_KEY_LEN];
+	const uint8_t *nc, *ns;
+
+	if (pj_get_hex(body, "proof", got, sizeof(got), err) == -1)
+		return -1;
+	nc = c->role == CONN_CLIENT ? c->nonce_local : c->nonce_peer;
+	ns = c->role == CONN_CLIENT ? c->nonce_peer : c->nonce_local;
+	auth_derive(c->ctx->psk, label, nc, ns, want);
+	if (!auth_equal(got, want, sizeof(got))) {
+		snprintf(err, CF_ERRLEN, "proof does not match the key");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+conn_derive_keys(struct conn *c)
+{
+	const uint8_t *nc, *ns;
+	uint8_t c2s[FRAME_KEY_LEN], s2c[FRAME_KEY_LEN];
+
+	nc = c->role == CONN_CLIENT ? c->nonce_local : c->nonce_peer;
+	ns = c->role == CONN_CLIENT ? c->nonce_peer : c->nonce_local;
+	auth_derive(c->ctx->psk, AUTH_KEY_C2S, nc, ns, c2s);
+	auth_derive(c->ctx->psk, AUTH_KEY_S2C, nc, ns, s2c);
+	memcpy(c->tx_key, c->role == CONN_CLIENT ? c2s : s2c, FRAME_KEY_LEN);
+	memcpy(c->rx_key, c->role == CONN_CLIENT ? s2c : c2s, FRAME_KEY_LEN);
+	OPENSSL_cleanse(c2s, sizeof(c2s));
+	OPENSSL_cleanse(s2c, sizeof(s2c));
+}
+
+static void
+conn_established(struct conn *c)
+{
+	conn_change_state(c, CONN_ESTABLISHED);
+	conn_set_timer(c, c->ctx->idle_timeout);
+	if (c->ops && c->ops->established)
+		c->ops->established(c);
+}
+
+/* conn_peer_error handles an ERROR frame from the peer. */
+static void
+conn_peer_error(struct conn *c, const cJSON *body)
+{
+	char err[CF_ERRLEN], detail[CF_ERRLEN];
+	const char *code = "?", *msg = "";
+	enum conn_reason r = CONN_R_PEER_ERROR;
+
+	if (pj_get_str(body, "code", 1, 64, &code, err) == -1)
+		code = "?";
+	if (pj_opt_str(body, "message", 0, 1024, "", &msg, err) == -1)
+		msg = "";
+	if (strcmp(code, MSG_ERR_VERSION) == 0)
+		r = CONN_R_VERSION;
+	else if (strcmp(code, MSG_ERR_AUTH) == 0)
+		r = CONN_R_AUTH_FAILED;
+	else if (strcmp(code, MSG_ERR_BUSY) == 0)
+		r = CONN_R_BUSY;
+	else if (strcmp(code, MSG_ERR_PROTO) == 0)
+		r = CONN_R_PROTO;
+	else if (strcmp(code, MSG_ERR_TIMEOUT) == 0)
+		r = CONN_R_TIMEOUT;
+	snprintf(detail, sizeof(detail), "peer says %s: %s", code, msg);
+	conn_close(c, r, detail);
+}
+
+static void
+conn_on_hello(struct conn *c, const struct frame_hdr *h, const cJSON *body)
+{
+	char err[CF_ERRLEN], msg[CF_ERRLEN];
+	const char *role, *want_role, *code;
+	uint32_t proto;
+
+	if (pj_get_u32(body, "proto", 0, 255, &proto, err) == -1) {
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "HELLO: %s", err);
+		return;
+	}
+	c->peer_proto = proto;
+	if (proto != c->ctx->proto || h->version != c->ctx->proto) {
+		conn_fail(c, CONN_R_VERSION, MSG_ERR_VERSION,
+		    "protocol version mismatch: %s speaks %u, %s speaks %u",
+		    c->role == CONN_SERVER ? "agent" : "coordinator",
+		    c->ctx->proto,
+		    c->role == CONN_SERVER ? "coordinator" : "agent", proto);
+		return;
+	}
+	want_role = c->role == CONN_SERVER ? "coordinator" : "agent";
+	if (pj_get_str(body, "role", 1, 32, &role, err) == -1 ||
+	    pj_get_strcpy(body, "version", 1, c->peer_version,
+	    sizeof(c->peer_version), err) == -1 ||
+	    pj_get_strcpy(body, "host", 0, c->peer_host,
+	    sizeof(c->peer_host), err) == -1 ||
+	    pj_get_hex(body, "nonce", c->nonce_peer, AUTH_NONCE_LEN,
+	    err) == -1) {
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "HELLO: %s", err);
+		return;
+	}
+	if (strcmp(role, want_role) != 0) {
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "HELLO: role '%s' "
+		    "where '%s' was expected", role, want_role);
+		return;
+	}
+	/* A reflected nonce would let a peer replay our own proof. */
+	if (auth_equal(c->nonce_peer, c->nonce_local, AUTH_NONCE_LEN)) {
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "HELLO: nonce "
+		    "reflected");
+		return;
+	}
+	cJSON_Delete(c->peer_hello);
+	c->peer_hello = cJSON_Duplicate(body, 1);
+	if (c->role == CONN_SERVER) {
+		if (c->ops && c->ops->admit &&
+		    (code = c->ops->admit(c, msg)) != NULL) {
+			conn_fail(c, strcmp(code, MSG_ERR_BUSY) == 0 ?
+			    CONN_R_BUSY : CONN_R_PEER_ERROR, code, "%s", msg);
+			return;
+		}
+		conn_send_hello(c);
+	} else {
+		conn_send_proof(c, AUTH_PROOF_CLIENT);
+	}
+	if (c->state != CONN_CLOSED)
+		conn_change_state(c, CONN_AUTH);
+}
+
+static void
+conn_on_auth(struct conn *c, const cJSON *body)
+{
+	char err[CF_ERRLEN];
+
+	if (c->role == CONN_SERVER) {
+		if (conn_check_proof(c, body, AUTH_PROOF_CLIENT, err) == -1) {
+			log_warnx("%s: authentication failed: %s", c->peer,
+			    err);
+			conn_fail(c, CONN_R_AUTH_FAILED, MSG_ERR_AUTH,
+			    "authentication failed: the coordinator's key "
+			    "does not match the agent's");
+			return;
+		}
+		conn_send_proof(c, AUTH_PROOF_SERVER);
+		if (c->state == CONN_CLOSED)
+			return;
+		conn_derive_keys(c);
+		conn_established(c);
+	} else {
+		if (conn_check_proof(c, body, AUTH_PROOF_SERVER, err) == -1) {
+			conn_close(c, CONN_R_AUTH_FAILED, "the agent's proof "
+			    "does not match our key");
+			return;
+		}
+		conn_derive_keys(c);
+		conn_established(c);
+	}
+}
+
+/* conn_dispatch handles one complete, tag-verified frame. */
+static void
+conn_dispatch(struct conn *c, const struct frame_hdr *h, const cJSON *body)
+{
+	switch (c->state) {
+	case CONN_HELLO:
+		switch (h->type) {
+		case MSG_HELLO:
+			conn_on_hello(c, h, body);
+			return;
+		case MSG_ERROR:
+			conn_peer_error(c, body);
+			return;
+		case MSG_BYE:
+			conn_close(c, CONN_R_PEER_CLOSED, "peer said BYE");
+			return;
+		}
+		break;
+	case CONN_AUTH:
+		switch (h->type) {
+		case MSG_AUTH:
+			conn_on_auth(c, body);
+			return;
+		case MSG_ERROR:
+			conn_peer_error(c, body);
+			return;
+		case MSG_BYE:
+			conn_close(c, CONN_R_PEER_CLOSED, "peer said BYE");
+			return;
+		}
+		break;
+	case CONN_ESTABLISHED:
+		switch (h->type) {
+		case MSG_HELLO:
+		case MSG_AUTH:
+			break;
+		case MSG_ERROR:
+			conn_peer_error(c, body);
+			return;
+		case MSG_BYE:
+			conn_close(c, CONN_R_OK, "peer said BYE");
+			return;
+		default:
+			if (c->ops && c->ops->message)
+				c->ops->message(c, h, body);
+			return;
+		}
+		break;
+	default:
+		return;
+	}
+	conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "unexpected %s in state %s",
+	    msg_name(h->type), conn_state_name(c->state));
+}
+
+/* conn_frame checks sequence, version and tag of a READY frame, parses its
+ * body and dispatches it. */
+static void
+conn_frame(struct conn *c)
+{
+	struct frame_hdr h = c->rx.h;
+	char err[CF_ERRLEN];
+	cJSON *body;
+
+	if (c->state != CONN_ESTABLISHED && !msg_preauth(h.type)) {
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "%s before "
+		    "authentication", msg_name(h.type));
+		return;
+	}
+	if (frame_rx_verify(&c->rx, c->rx_key) == -1) {
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "%s frame seq %llu: "
+		    "bad MAC (altered, or sent with another key)",
+		    msg_name(h.type), (unsigned long long)h.seq);
+		return;
+	}
+	/* Sequence numbers run 0, 1, 2... per direction: a replayed,
+	 * dropped or reordered frame is refused. */
+	if (h.seq != c->rx_seq) {
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "%s frame seq %llu "
+		    "where %llu was expected (replayed or reordered)",
+		    msg_name(h.type), (unsigned long long)h.seq,
+		    (unsigned long long)c->rx_seq);
+		return;
+	}
+	c->rx_seq++;
+	body = cJSON_ParseWithLength((const char *)c->rx.body, h.len);
+	if (body == NULL || !cJSON_IsObject(body)) {
+		cJSON_Delete(body);
+		/* A peer of another version still gets a plain answer. */
+		if (h.version != c->ctx->proto) {
+			conn_fail(c, CONN_R_VERSION, MSG_ERR_VERSION,
+			    "protocol version mismatch: we speak %u, peer "
+			    "speaks %u", c->ctx->proto, h.version);
+			return;
+		}
+		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "%s body is not a "
+		    "JSON object", msg_name(h.type));
+		return;
+	}
+	if (h.version != c->ctx->proto && h.type != MSG_HELLO &&
+	    h.type != MSG_ERROR) {
+		cJSON_Delete(body);
+		conn_fail(c, CONN_R_VERSION, MSG_ERR_VERSION,
+		    "protocol version mismatch: we speak %u, peer speaks %u",
+		    c->ctx->proto, h.version);
+		return;
+	}
+	(void)err;
+	log_debug("%s: <- %s seq %llu len %u", c->peer, msg_name(h.type),
+	    (unsigned long long)h.seq, h.len);
+	if (c->state == CONN_ESTABLISHED)
+		conn_set_timer(c, c->ctx->idle_timeout);
+	conn_dispatch(c, &h, body);
+	cJSON_Delete(body);
+}
+
+static void
+conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct conn *c = w->data;
+	uint8_t buf[65536];
+	char err[CF_ERRLEN];
+	size_t off = 0, used;
+	ssize_t n;
+	int rc;
+
+	(void)loop;
+	(void)revents;
+	n = read(c->fd, buf, sizeof(buf));
+	if (n == -1) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return;
+		snprintf(err, sizeof(err), "read: %s", strerror(errno));
+		conn_close(c, CONN_R_PEER_CLOSED, err);
+		return;
+	}
+	if (n == 0) {
+		conn_close(c, CONN_R_PEER_CLOSED, c->state == CONN_ESTABLISHED ?
+		    "peer closed the connection" :
+		    "peer closed the connection during the handshake");
+		return;
+	}
+	while (off < (size_t)n && c->state != CONN_CLOSED &&
+	    c->state != CONN_CLOSING) {
+		rc = frame_rx_feed(&c->rx, buf + off, (size_t)n - off, &used,
+		    err);
+		off += used;
+		if (rc == FRAME_ERR) {
+			log_warnx("%s: %s", c->peer, err);
+			conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "%s", err);
+			return;
+		}
+		if (rc == FRAME_NEED_MORE)
+			break;
+		conn_frame(c);
+		frame_rx_reset(&c->rx);
+	}
+}
+
+static void
+conn_connected(struct conn *c)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+	char msg[CF_ERRLEN];
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		err = errno;
+	if (err != 0) {
+		snprintf(msg, sizeof(msg), "connect to %s: %s", c->peer,
+		    strerror(err));
+		conn_close(c, CONN_R_UNREACHABLE, msg);
+		return;
+	}
+	conn_change_state(c, CONN_HELLO);
+	ev_io_stop(c->ctx->loop, &c->wio);
+	ev_io_start(c->ctx->loop, &c->rio);
+	conn_set_timer(c, c->ctx->auth_timeout);
+	conn_send_hello(c);
+}
+
+static void
+conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct conn *c = w->data;
+	struct wbuf *b;
+	char err[CF_ERRLEN];
+	ssize_t n;
+
+	(void)revents;
+	if (c->state == CONN_CONNECTING) {
+		conn_connected(c);
+		return;
+	}
+	while ((b = TAILQ_FIRST(&c->wq)) != NULL) {
+		/* MSG_NOSIGNAL: a peer that vanished is an error, not a
+		 * SIGPIPE that kills the process. */
+		n = send(c->fd, b->data + b->off, b->len - b->off,
+		    MSG_NOSIGNAL);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return;
+			snprintf(err, sizeof(err), "write: %s",
+			    strerror(errno));
+			conn_close(c, c->state == CONN_CLOSING ?
+			    c->close_reason : CONN_R_PEER_CLOSED,
+			    c->state == CONN_CLOSING ? c->close_detail : err);
+			return;
+		}
+		b->off += (size_t)n;
+		c->wq_bytes -= (size_t)n;
+		if (b->off < b->len)
+			return;
+		TAILQ_REMOVE(&c->wq, b, entry);
+		free(b->data);
+		free(b);
+	}
+	ev_io_stop(loop, &c->wio);
+	if (c->state == CONN_CLOSING)
+		conn_close(c, c->close_reason, c->close_detail);
+}
+
+static void
+conn_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct conn *c = w->data;
+	char msg[CF_ERRLEN];
+
+	(void)loop;
+	(void)revents;
+	switch (c->state) {
+	case CONN_CONNECTING:
+		if (c->close_detail[0] != '\0')
+			snprintf(msg, sizeof(msg), "%s", c->close_detail);
+		else
+			snprintf(msg, sizeof(msg), "connect to %s: timed out "
+			    "after %.1f s", c->peer, c->connect_timeout);
+		conn_close(c, CONN_R_UNREACHABLE, msg);
+		break;
+	case CONN_HELLO:
+	case CONN_AUTH:
+		log_warnx("%s: no authentication within %.1f s", c->peer,
+		    c->ctx->auth_timeout);
+		conn_fail(c, CONN_R_TIMEOUT, MSG_ERR_TIMEOUT, "handshake not "
+		    "completed within %.1f s", c->ctx->auth_timeout);
+		break;
+	case CONN_ESTABLISHED:
+		conn_fail(c, CONN_R_TIMEOUT, MSG_ERR_TIMEOUT, "idle for %.1f s",
+		    c->ctx->idle_timeout);
+		break;
+	case CONN_CLOSING:
+		conn_close(c, c->close_reason, c->close_detail);
+		break;
+	case CONN_CLOSED:
+		break;
+	}
+}
+
+static int
+conn_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
+		return -1;
+	return 0;
+}
+
+struct conn *
+conn_connect(struct conn_ctx *ctx, const struct netaddr *addr, uint16_t port,
+    double timeout, const struct conn_ops *ops, void *udata, char *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = netaddr_sockaddr(addr, port, &ss);
+	struct conn *c;
+	int fd, one = 1;
+
+	fd = socket(addr->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0);
+	if (fd == -1) {
+		snprintf(err, CF_ERRLEN, "socket: %s", strerror(errno));
+		return NULL;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c = conn_new(ctx, fd, CONN_CLIENT, ops, udata);
+	if (c == NULL) {
+		close(fd);
+		snprintf(err, CF_ERRLEN, "out of memory");
+		return NULL;
+	}
+	netaddr_endpoint_str(addr, port, c->peer, sizeof(c->peer));
+	if (auth_nonce(c->nonce_local) == -1) {
+		snprintf(err, CF_ERRLEN, "RAND_bytes failed");
+		c->notified = true;
+		conn_close(c, CONN_R_PROTO, err);
+		return NULL;
+	}
+	c->connect_timeout = timeout;
+	c->state = CONN_CONNECTING;
+	if (connect(fd, (struct sockaddr *)&ss, sl) == -1 &&
+	    errno != EINPROGRESS) {
+		/* Report through ops->closed like an asynchronous failure,
+		 * but not from inside the caller's own stack frame: a zero
+		 * timer delivers it from the loop. */
+		snprintf(c->close_detail, sizeof(c->close_detail),
+		    "connect to %s: %s", c->peer, strerror(errno));
+		conn_set_timer(c, 0.);
+		return c;
+	}
+	ev_io_start(ctx->loop, &c->wio);
+	conn_set_timer(c, timeout);
+	return c;
+}
+
+struct conn *
+conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
+    const struct conn_ops *ops, void *udata)
+{
+	struct conn *c;
+	int one = 1;
+
+	if (conn_nonblock(fd) == -1) {
+		close(fd);
+		return NULL;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c = conn_new(ctx, fd, CONN_SERVER, ops, udata);
+	if (c == NULL) {
+		close(fd);
+		return NULL;
+	}
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	if (auth_nonce(c->nonce_local) == -1) {
+		c->notified = true;
+		conn_close(c, CONN_R_PROTO, "RAND_bytes failed");
+		return NULL;
+	}
+	c->state = CONN_HELLO;
+	ev_io_start(ctx->loop, &c->rio);
+	/* The 5 s deadline covers the whole handshake: a peer that never
+	 * authenticates is dropped however slowly it trickles bytes. */
+	conn_set_timer(c, ctx->auth_timeout);
+	return c;
+}
