@@ -291,7 +291,7 @@ inv_validate(struct inventory *inv, const char *name, char *err)
 			if (netaddr_equal(&o->agent, &h->agent) &&
 			    o->port == h->port) {
 				snprintf(err, CF_ERRLEN, "%s:%d: host '%s': "
-				    "agent %s is also host '%s''s", name,
+				    "agent %s is already used by host '%s'", name,
 				    h->agent_line, h->name,
 				    netaddr_endpoint_str(&h->agent, h->port, a,
 				    sizeof(a)), o->name);
@@ -299,7 +299,7 @@ inv_validate(struct inventory *inv, const char *name, char *err)
 			}
 			if (h->pub.family && netaddr_equal(&o->pub, &h->pub)) {
 				snprintf(err, CF_ERRLEN, "%s:%d: host '%s': "
-				    "public address %s is also host '%s''s",
+				    "public address %s is already used by host '%s'",
 				    name, h->pub_line, h->name,
 				    netaddr_str(&h->pub, a, sizeof(a)),
 				    o->name);
@@ -308,7 +308,7 @@ inv_validate(struct inventory *inv, const char *name, char *err)
 			if (h->clus.family &&
 			    netaddr_equal(&o->clus, &h->clus)) {
 				snprintf(err, CF_ERRLEN, "%s:%d: host '%s': "
-				    "cluster address %s is also host '%s''s",
+				    "cluster address %s is already used by host '%s'",
 				    name, h->clus_line, h->name,
 				    netaddr_str(&h->clus, a, sizeof(a)),
 				    o->name);

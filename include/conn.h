@@ -137,6 +137,12 @@ struct conn *conn_connect(struct conn_ctx *ctx, const struct netaddr *addr,
 struct conn *conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
     const struct conn_ops *ops, void *udata);
 
+/* conn_attach starts the handshake as client on an already connected
+ * socket (a socketpair in tests, a socket from another connector). On NULL
+ * the socket has been closed. */
+struct conn *conn_attach(struct conn_ctx *ctx, int fd, const char *peer,
+    const struct conn_ops *ops, void *udata);
+
 /* conn_send queues a message (body may be NULL for {}). Returns 0, or -1
  * when the conn is not established or the queue limit is hit (the conn is
  * then closed). */

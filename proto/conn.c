@@ -858,3 +858,31 @@ conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
 	conn_set_timer(c, ctx->auth_timeout);
 	return c;
 }
+
+struct conn *
+conn_attach(struct conn_ctx *ctx, int fd, const char *peer,
+    const struct conn_ops *ops, void *udata)
+{
+	struct conn *c;
+
+	if (conn_nonblock(fd) == -1) {
+		close(fd);
+		return NULL;
+	}
+	c = conn_new(ctx, fd, CONN_CLIENT, ops, udata);
+	if (c == NULL) {
+		close(fd);
+		return NULL;
+	}
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	if (auth_nonce(c->nonce_local) == -1) {
+		c->notified = true;
+		conn_close(c, CONN_R_PROTO, "RAND_bytes failed");
+		return NULL;
+	}
+	c->state = CONN_CONNECTING;
+	/* Writable at once: conn_connected() sends HELLO from the loop. */
+	ev_io_start(ctx->loop, &c->wio);
+	conn_set_timer(c, ctx->auth_timeout);
+	return c;
+}

@@ -1,0 +1,81 @@
+/* Unit tests for agent/config.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "pj.h"
+
+static int
+parse(const char *text, struct agent_config *cfg, char *err)
+{
+	config_defaults(cfg);
+	return config_parse_buf("agent.conf", text, strlen(text), cfg, err);
+}
+
+static void
+test_defaults_and_keys(void **state)
+{
+	struct agent_config cfg;
+	char err[CF_ERRLEN], buf[NETADDR_STRLEN];
+
+	(void)state;
+	assert_int_equal(parse("", &cfg, err), 0);
+	assert_int_equal(cfg.port, 7470);
+	assert_int_equal(cfg.listen.family, 0);
+	assert_string_equal(cfg.key_path, "/etc/cephfab/key");
+	assert_int_equal(parse("# comment\n[agent]\nlisten = 192.0.2.5:7471\n"
+	    "key = /k   # trailing\nmax-sessions = 3\nmax conns = 9\n"
+	    "auth_timeout = 2.5\nidle_timeout = 30\n", &cfg, err), 0);
+	assert_string_equal(netaddr_str(&cfg.listen, buf, sizeof(buf)),
+	    "192.0.2.5");
+	assert_int_equal(cfg.port, 7471);
+	assert_string_equal(cfg.key_path, "/k");
+	assert_int_equal(cfg.max_sessions, 3);
+	assert_int_equal(cfg.max_conns, 9);
+	assert_true(cfg.auth_timeout == 2.5);
+	assert_true(cfg.idle_timeout == 30);
+	assert_int_equal(parse("listen = :9000\n", &cfg, err), 0);
+	assert_int_equal(cfg.port, 9000);
+	assert_int_equal(parse("listen = [::1]:9001\n", &cfg, err), 0);
+	assert_int_equal(cfg.listen.family, AF_INET6);
+}
+
+static void
+test_errors_name_line(void **state)
+{
+	struct agent_config cfg;
+	char err[CF_ERRLEN];
+
+	(void)state;
+	assert_int_equal(parse("\n\nlisten = nowhere\n", &cfg, err), -1);
+	assert_string_equal(err, "agent.conf:3: listen: 'nowhere' is not "
+	    "ADDR:PORT, ADDR or :PORT");
+	assert_int_equal(parse("lsten = 1\n", &cfg, err), -1);
+	assert_string_equal(err, "agent.conf:1: unknown key 'lsten'");
+	assert_int_equal(parse("[global]\n", &cfg, err), -1);
+	assert_string_equal(err, "agent.conf:1: unknown section [global] "
+	    "(only [agent])");
+	assert_int_equal(parse("max_sessions = 0\n", &cfg, err), -1);
+	assert_int_equal(parse("max_sessions = 2x\n", &cfg, err), -1);
+	assert_int_equal(parse("auth_timeout = 0\n", &cfg, err), -1);
+	assert_int_equal(parse("idle_timeout = nan\n", &cfg, err), -1);
+	assert_int_equal(parse("key =\n", &cfg, err), -1);
+	assert_int_equal(parse("just words\n", &cfg, err), -1);
+	assert_string_equal(err, "agent.conf:1: expected 'key = value' or "
+	    "'[section]'");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_and_keys),
+		cmocka_unit_test(test_errors_name_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
