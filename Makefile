@@ -22,12 +22,13 @@ EV_LIBS := $(shell pkg-config --libs libev 2>/dev/null || echo -lev)
 # Error messages are cut to CF_ERRLEN on purpose: truncation is not a bug.
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Werror -Wno-format-truncation
-CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -DCF_VERSION='"$(VERSION)"' \
+OPT ?= -O2 -g
+CFLAGS ?=
+ALL_CFLAGS = $(OPT) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
 LDLIBS := $(shell pkg-config --libs $(PKG_LIBS)) $(EV_LIBS) -lm
 ifneq ($(SAN),)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
@@ -55,8 +56,8 @@ UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 
-.PHONY: all deps check unit unit-asan integration fuzz fuzz-check demo \
-	install clean lab-clean
+.PHONY: all deps check unit unit-asan unit-asan-build integration fuzz \
+	fuzz-build demo install clean
 all: $(BUILD)/cephfab-agent $(BUILD)/cephfab cephfab-agent cephfab
 
 cephfab-agent: $(BUILD)/cephfab-agent
@@ -66,7 +67,7 @@ cephfab: $(BUILD)/cephfab
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIBPROTO): $(PROTO_OBJ)
 	$(AR) rcs $@ $^
@@ -79,7 +80,7 @@ $(BUILD)/cephfab: $(COORD_OBJ) $(LIBPROTO)
 
 $(BUILD)/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -Icoordinator -Iagent -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Icoordinator -Iagent -c -o $@ $<
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LIBPROTO)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBPROTO) $(CMOCKA_LIBS) \
@@ -88,10 +89,12 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LIBPROTO)
 unit: $(UNIT_BINS)
 	@tests/run_unit.sh $(UNIT_BINS)
 
-unit-asan:
-	$(MAKE) --no-print-directory BUILD=build/asan SAN=1 CFLAGS="-O1 -g" \
+unit-asan-build:
+	$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT="-O1 -g" \
 		build/asan/cephfab-agent build/asan/cephfab \
 		$(UNIT_TESTS:%=build/asan/tests/%)
+
+unit-asan: unit-asan-build
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run_unit.sh $(UNIT_TESTS:%=build/asan/tests/%)
 
@@ -101,23 +104,26 @@ deps:
 check:
 	@tests/deps.sh check || tests/deps.sh install
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@tests/check.sh
+	@UNIT_TESTS="$(UNIT_TESTS)" FUZZ_HARNESSES="$(FUZZ_HARNESSES)" \
+		tests/check.sh
 
 integration: all
 	@tests/run_integration.sh
 
 # libFuzzer harnesses need clang.
-FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_conn
+FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
-	-Iinclude -Icoordinator -DCF_VERSION='"$(VERSION)"' \
+	-Iinclude -Icoordinator -Iagent -DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
-build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) coordinator/inventory.c
+FUZZ_EXTRA := coordinator/inventory.c agent/config.c
+build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)
 	@mkdir -p build/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) \
-		coordinator/inventory.c $(LDLIBS)
-fuzz: $(FUZZ_HARNESSES:%=build/fuzz/%)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_EXTRA) \
+		$(LDLIBS)
+fuzz-build: $(FUZZ_HARNESSES:%=build/fuzz/%)
+fuzz: fuzz-build
 	@tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 demo: all

@@ -176,6 +176,10 @@ hosts_addr(const struct netaddr *want, const struct netcidr *net,
 		    netaddr_loopback(&na) && strcmp(ifname, "lo") == 0 &&
 		    prefix <= 8) ||
 		    (!want->family && has_net && netcidr_contains(net, &na))) {
+			/* Show the inventory's address, which may be one
+			 * that lo's 127.0.0.0/8 covers. */
+			if (want->family)
+				as = netaddr_str(want, ws, sizeof(ws));
 			cJSON_AddStringToObject(o, "addr", as);
 			cJSON_AddNumberToObject(o, "prefix", prefix);
 			cJSON_AddStringToObject(o, "ifname", ifname);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# 'make check': unit tests, the same under ASan+UBSan, integration
+# scenarios, then short fuzz runs when clang is there. Ends with one line
+# "N passed, N failed" over all of them.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 3
+export CF_COUNTS
+CF_COUNTS=$(mktemp /tmp/cf-counts.XXXXXX)
+trap 'rm -f "$CF_COUNTS"' EXIT
+UNIT=${UNIT_TESTS:?run through make check}
+
+echo "== unit tests"
+tests/run_unit.sh $(for t in $UNIT; do echo build/tests/$t; done)
+echo "== unit tests under ASan+UBSan"
+if make --no-print-directory unit-asan-build >/tmp/cf-asan-build.log 2>&1; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		tests/run_unit.sh $(for t in $UNIT; do echo build/asan/tests/$t; done)
+else
+	tail -20 /tmp/cf-asan-build.log
+	echo "0 1" >> "$CF_COUNTS"
+	echo "FAIL: sanitizer build"
+fi
+echo "== integration tests"
+tests/run_integration.sh
+echo "== control-plane scenarios again with the ASan+UBSan binaries"
+if [ -x build/asan/cephfab ] && [ -x build/asan/cephfab-agent ]; then
+	CEPHFAB=$top/build/asan/cephfab AGENT=$top/build/asan/cephfab-agent \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+		tests/run_integration.sh tests/integration/hosts.sh \
+		tests/integration/cli_errors.sh
+fi
+echo "== fuzz (short)"
+if command -v clang >/dev/null 2>&1; then
+	if make --no-print-directory fuzz-build >/tmp/cf-fuzz-build.log 2>&1; then
+		tests/run_fuzz.sh "${FUZZ_CHECK_SECONDS:-5}" ${FUZZ_HARNESSES:?}
+	else
+		tail -20 /tmp/cf-fuzz-build.log
+		echo "0 1" >> "$CF_COUNTS"
+	fi
+else
+	echo "clang not installed: fuzz harnesses not run"
+fi
+passed=$(awk '{p += $1} END {print p + 0}' "$CF_COUNTS")
+failed=$(awk '{f += $2} END {print f + 0}' "$CF_COUNTS")
+skipped=$(awk '{s += $3} END {print s + 0}' "$CF_COUNTS")
+echo
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

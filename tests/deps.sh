@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The Debian packages cephfab builds and tests with.
+#   deps.sh check     exit 0 when all are installed, 1 otherwise (lists them)
+#   deps.sh install   apt-get install what is missing (root; idempotent)
+set -u
+PKGS=(
+	make gcc pkg-config		# build
+	libev-dev libcjson-dev libnl-3-dev libnl-route-3-dev libpcap-dev
+	libssl-dev libsqlite3-dev libcmocka-dev
+	clang libclang-rt-14-dev	# libFuzzer harnesses
+	iproute2 iptables ethtool	# the lab: namespaces, faults
+	frr				# real routers in the lab
+	iperf3				# the peer tool bench/ compares against
+	jq procps psmisc		# integration test assertions
+)
+missing=()
+for p in "${PKGS[@]}"; do
+	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+	[ "$s" = "install ok installed" ] || missing+=("$p")
+done
+case "${1:-check}" in
+check)
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "missing Debian packages: ${missing[*]}" >&2
+		exit 1
+	fi
+	exit 0 ;;
+install)
+	[ ${#missing[@]} -eq 0 ] && exit 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: need root to install: ${missing[*]}" >&2
+		exit 2
+	fi
+	echo "deps: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2 || exit 3
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || exit 3
+	# FRR's package starts its own daemons on some systems; the lab runs
+	# its own instances per namespace and needs none in the root one.
+	if command -v systemctl >/dev/null 2>&1 && systemctl is-active -q frr 2>/dev/null; then
+		systemctl stop frr >/dev/null 2>&1 || true
+	fi
+	exit 0 ;;
+*)
+	echo "usage: deps.sh check|install" >&2; exit 2 ;;
+esac

@@ -1,0 +1,54 @@
+# Shared helpers for integration scenarios. Source it; every scenario gets a
+# private temp dir, a per-run prefix, and a trap that kills exactly the
+# processes it started (by PID) and removes what it made.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CEPHFAB=${CEPHFAB:-$TOP/build/cephfab}
+AGENT=${AGENT:-$TOP/build/cephfab-agent}
+RUN_ID="cf$$$(printf '%04x' $((RANDOM % 65536)))"
+T=$(mktemp -d "/tmp/${RUN_ID}.XXXXXX")
+PIDS=()
+CLEANUPS=()
+
+cleanup() {
+	local p c
+	for c in "${CLEANUPS[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+note() { echo "  $*" >&2; }
+
+# wait_until SECONDS CMD...: poll CMD every 0.1 s, bounded.
+wait_until() {
+	local secs=$1; shift
+	local end=$(( $(date +%s%N) + secs * 1000000000 ))
+	while [ "$(date +%s%N)" -lt "$end" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# A random loopback /24 per run, so two runs never share addresses.
+loopnet() { echo "127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1))"; }
+
+keygen() { "$CEPHFAB" keygen -o "$1" || fail "keygen $1"; }
+
+# start_agent NAME ADDR:PORT KEY [ARGS...]: start an agent in the
+# foreground mode, logging to $T/NAME.log; sets AGENT_PID.
+start_agent() {
+	local name=$1 listen=$2 key=$3; shift 3
+	"$AGENT" -d --listen "$listen" --key "$key" "$@" >"$T/$name.log" 2>&1 &
+	AGENT_PID=$!
+	PIDS+=("$AGENT_PID")
+	wait_until 5 grep -q "listening on" "$T/$name.log" ||
+		fail "agent $name did not start: $(cat "$T/$name.log")"
+}
+
+assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
