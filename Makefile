@@ -126,7 +126,9 @@ fuzz-build: $(FUZZ_HARNESSES:%=build/fuzz/%)
 fuzz: fuzz-build
 	@tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
-demo: all
+demo:
+	@tests/deps.sh check 2>/dev/null || tests/deps.sh install
+	@$(MAKE) --no-print-directory all >/dev/null
 	@tests/demo.sh
 
 install: all

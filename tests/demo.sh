@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
-# 'make demo': the main job on a built-in lab. Until the lab and the matrix
-# exist, it starts three agents on loopback and runs 'cephfab hosts'.
+# 'make demo': the main job on a built-in lab. Until the matrix exists it
+# builds the leaf-spine lab with agents and runs 'cephfab hosts' from the
+# admin namespace; the lab is removed on exit, whatever happens.
 set -u
-. "$(dirname "$0")/integration/lib.sh"
-N=$(loopnet)
-keygen "$T/key"
-for i in 1 2 3; do start_agent "node$i" "$N.1$i:7470" "$T/key"; done
-{
-	echo "[global]"; echo "key = key"; echo "public_network = $N.0/24"
-	for i in 1 2 3; do
-		echo "[host node$i]"; echo "agent = $N.1$i"; echo "public = $N.1$i"
-	done
-} > "$T/demo.inv"
-echo "# cephfab -i demo.inv hosts" >&2
-"$CEPHFAB" -i "$T/demo.inv" hosts
+top=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" = 0 ] || { echo "demo: needs root (network namespaces)" >&2; exit 2; }
+P=""
+trap '[ -n "$P" ] && "$top/tests/lab/lab.sh" down "$P" >/dev/null 2>&1' EXIT
+trap 'exit 130' INT TERM
+P=$("$top/tests/lab/lab.sh" up "${DEMO_TOPOLOGY:-leafspine}" --agents) || exit 3
+echo "# cephfab -i lab.inv hosts   (lab $P, coordinator in $P-adm)" >&2
+ip netns exec "$P-adm" "$top/build/cephfab" -i "/run/cephfab-lab/$P/lab.inv" hosts

@@ -8,10 +8,10 @@ PKGS=(
 	libev-dev libcjson-dev libnl-3-dev libnl-route-3-dev libpcap-dev
 	libssl-dev libsqlite3-dev libcmocka-dev
 	clang libclang-rt-14-dev	# libFuzzer harnesses
-	iproute2 iptables ethtool	# the lab: namespaces, faults
+	iproute2 iptables nftables ethtool	# the lab: namespaces, faults
 	frr				# real routers in the lab
 	iperf3				# the peer tool bench/ compares against
-	jq procps psmisc		# integration test assertions
+	jq procps psmisc iputils-ping	# integration test assertions
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -52,3 +52,33 @@ start_agent() {
 }
 
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
+
+# --- the lab ---------------------------------------------------------------
+LAB=$TOP/tests/lab/lab.sh
+need_lab() {
+	[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+	command -v ip >/dev/null || skip "no iproute2"
+}
+# lab_up TOPOLOGY [ARGS...]: sets LP (the prefix), LST (its state dir) and
+# registers its teardown.
+lab_up() {
+	local topo=$1; shift
+	LP="t$(printf '%05x' $(( (RANDOM << 7 ^ $$ ^ ${#PIDS[@]}) % 1048576 )))${LABN:-}"
+	LABN=$(( ${LABN:-0} + 1 ))
+	CLEANUPS+=("$LAB down $LP")
+	LAB_QUIET=1 "$LAB" up "$topo" --prefix "$LP" "$@" >/dev/null ||
+		fail "lab up $topo failed"
+	LST=/run/cephfab-lab/$LP
+}
+lx() { local node=$1; shift; ip netns exec "$LP-$node" "$@"; }
+
+# lab_gone P: nothing with prefix P is left: namespace, process, file.
+lab_gone() {
+	local p=$1
+	ip netns list | grep -q "^$p-" && { echo "namespaces left: $(ip netns list | grep "^$p-")"; return 1; }
+	[ -e "/run/cephfab-lab/$p" ] && { echo "state dir left"; return 1; }
+	ls /var/run/frr 2>/dev/null | grep -q "^$p-" && { echo "frr run dirs left"; return 1; }
+	pgrep -f -- "-N $p-" >/dev/null && { echo "FRR daemons left"; return 1; }
+	pgrep -f -- "/run/cephfab-lab/$p/" >/dev/null && { echo "agents left"; return 1; }
+	return 0
+}

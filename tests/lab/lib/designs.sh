@@ -1,0 +1,196 @@
+# lab designs: the three fabrics, built from a topology file's parameters.
+#
+# Address plan (RFC 2544 benchmarking space, used only inside the lab's own
+# namespaces):
+#   management   198.18.255.0/24   adm .1, host i .(10+i)   (never faulted)
+#   public       198.18.0.0/17     flat/ospf-dual: 198.18.0.0/24;
+#                                  leafspine: rack L = 198.18.L.0/24
+#   cluster      198.19.0.0/17     flat: 198.19.0.0/24; leafspine: rack L =
+#                                  198.19.L.0/24; ospf-dual: loopback /32s
+#                                  198.19.0.(10+i)
+#   ospf planes  198.19.100.0/24 (A), 198.19.101.0/24 (B)
+#   p2p links    198.19.200.0/24 as /31s; router ids 198.19.250.x/.251.x
+
+# The management network: a bridge in the switch namespace, the admin
+# namespace (where the coordinator runs) and one port per host.
+build_mgmt() {
+	add_node sw switch
+	add_bridge sw brmgmt
+	add_node adm admin
+	add_link adm-mgmt adm mgmt sw adm-mgmt brmgmt 0
+	ip -n "$(ns adm)" addr add 198.18.255.1/24 dev mgmt
+}
+
+mgmt_host() { # NAME INDEX
+	add_link "$1-mgmt" "$1" mgmt sw "$1-mgmt" brmgmt 0
+	ip -n "$(ns "$1")" addr add "198.18.255.$((10 + $2))/24" dev mgmt
+}
+
+check_bond() {
+	# A bond per network needs the bonding driver; probe for it in a
+	# throwaway namespace of this run.
+	local t; t=$(ns bondprobe)
+	ip netns add "$t" || die "cannot create namespace $t"
+	if ! ip -n "$t" link add b0 type bond mode 802.3ad 2>/dev/null; then
+		ip netns del "$t"
+		die "topology asks for host_link = bond, but this kernel has no bonding driver; stacked-LACP fabrics need a machine with it (see tests/lab/README.md)"
+	fi
+	ip netns del "$t"
+}
+
+build_flat() {
+	local n i h
+	n=$(topo_get "$TOPO" hosts 4)
+	[ "$n" -ge 2 ] && [ "$n" -le 200 ] || die "$TOPO: hosts must be 2..200"
+	build_mgmt
+	add_bridge sw brpub
+	add_bridge sw brclu
+	for i in $(seq 1 "$n"); do
+		h=h$i
+		add_node "$h" host
+		mgmt_host "$h" "$i"
+		add_link "$h-pub" "$h" pub sw "$h-pub" brpub "$HOST_MBIT"
+		add_link "$h-clu" "$h" clu sw "$h-clu" brclu "$HOST_MBIT"
+		ip -n "$(ns "$h")" addr add "198.18.0.$((10 + i))/24" dev pub
+		ip -n "$(ns "$h")" addr add "198.19.0.$((10 + i))/24" dev clu
+		host_rec "$h" "198.18.0.$((10 + i))" "198.19.0.$((10 + i))" \
+			"198.18.255.$((10 + i))" rack1 pub clu
+	done
+	echo "public_network=198.18.0.0/24 cluster_network=198.19.0.0/24" > "$ST/nets"
+}
+
+build_leafspine() {
+	local S L H s l j i=0 k=0 h nets nbrs
+	S=$(topo_get "$TOPO" spines 2)
+	L=$(topo_get "$TOPO" leaves 2)
+	H=$(topo_get "$TOPO" hosts_per_leaf 2)
+	[ "$S" -ge 1 ] && [ "$S" -le 4 ] || die "$TOPO: spines must be 1..4"
+	[ "$L" -ge 2 ] && [ "$L" -le 8 ] || die "$TOPO: leaves must be 2..8"
+	[ "$H" -ge 1 ] && [ "$H" -le 16 ] || die "$TOPO: hosts_per_leaf must be 1..16"
+	build_mgmt
+	for s in $(seq 1 "$S"); do add_node "s$s" spine; done
+	for l in $(seq 1 "$L"); do
+		add_node "l$l" leaf
+		add_bridge "l$l" brpub
+		add_bridge "l$l" brclu
+		ip -n "$(ns "l$l")" addr add "198.18.$l.1/24" dev brpub
+		ip -n "$(ns "l$l")" addr add "198.19.$l.1/24" dev brclu
+		ip -n "$(ns "l$l")" addr add "198.19.250.$l/32" dev lo
+		for s in $(seq 1 "$S"); do
+			add_link "l$l-s$s" "l$l" "s$s" "s$s" "l$l" "" "$UPLINK_MBIT"
+			ip -n "$(ns "l$l")" addr add "198.19.200.$((2 * k + 1))/31" dev "s$s"
+			ip -n "$(ns "s$s")" addr add "198.19.200.$((2 * k))/31" dev "l$l"
+			k=$((k + 1))
+		done
+		for j in $(seq 1 "$H"); do
+			i=$((i + 1)); h=h$i
+			add_node "$h" host
+			mgmt_host "$h" "$i"
+			add_link "$h-pub" "$h" pub "l$l" "$h-pub" brpub "$HOST_MBIT"
+			add_link "$h-clu" "$h" clu "l$l" "$h-clu" brclu "$HOST_MBIT"
+			ip -n "$(ns "$h")" addr add "198.18.$l.$((10 + j))/24" dev pub
+			ip -n "$(ns "$h")" addr add "198.19.$l.$((10 + j))/24" dev clu
+			ip -n "$(ns "$h")" route add 198.18.0.0/17 via "198.18.$l.1" dev pub
+			ip -n "$(ns "$h")" route add 198.19.0.0/17 via "198.19.$l.1" dev clu
+			host_rec "$h" "198.18.$l.$((10 + j))" "198.19.$l.$((10 + j))" \
+				"198.18.255.$((10 + i))" "rack$l" pub clu
+		done
+	done
+	# Routing: spines share AS 65000, leaf L is AS 65100+L.
+	k=0
+	for l in $(seq 1 "$L"); do
+		nbrs=""
+		for s in $(seq 1 "$S"); do
+			nbrs="$nbrs 198.19.200.$((2 * (k + s - 1)))"
+		done
+		k=$((k + S))
+		frr_zebra_conf "l$l"
+		frr_bgp_conf "l$l" $((65100 + l)) "198.19.250.$l" "$nbrs" \
+			"198.18.$l.0/24 198.19.$l.0/24"
+	done
+	for s in $(seq 1 "$S"); do
+		nbrs=""
+		for l in $(seq 1 "$L"); do
+			nbrs="$nbrs 198.19.200.$((2 * ((l - 1) * S + s - 1) + 1))"
+		done
+		frr_zebra_conf "s$s"
+		frr_bgp_conf "s$s" 65000 "198.19.251.$s" "$nbrs" ""
+	done
+	for l in $(seq 1 "$L"); do frr_start "l$l" zebra bgpd; done
+	for s in $(seq 1 "$S"); do frr_start "s$s" zebra bgpd; done
+	echo "public_network=198.18.0.0/17 cluster_network=198.19.0.0/17" > "$ST/nets"
+	echo "spines=$S leaves=$L hosts_per_leaf=$H" >> "$ST/nets"
+}
+
+# converge_leafspine: bounded wait for every session Established and, on
+# every leaf, one next hop per spine to every other rack's subnets.
+converge_leafspine() {
+	local S L l m end ok
+	S=$(sed -n 's/.*spines=\([0-9]*\).*/\1/p' "$ST/nets")
+	L=$(sed -n 's/.*leaves=\([0-9]*\).*/\1/p' "$ST/nets")
+	end=$(( $(date +%s) + ${CONVERGE_SECS:-60} ))
+	while :; do
+		ok=1
+		for l in $(seq 1 "$L"); do
+			bgp_established "l$l" || { ok=0; break; }
+			for m in $(seq 1 "$L"); do
+				[ "$m" = "$l" ] && continue
+				[ "$(route_paths "l$l" "198.18.$m.0/24")" = "$S" ] || { ok=0; break 2; }
+				[ "$(route_paths "l$l" "198.19.$m.0/24")" = "$S" ] || { ok=0; break 2; }
+			done
+		done
+		[ $ok = 1 ] && return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.3
+	done
+}
+
+build_ospf_dual() {
+	local n i h lo
+	n=$(topo_get "$TOPO" hosts 3)
+	[ "$n" -ge 2 ] && [ "$n" -le 60 ] || die "$TOPO: hosts must be 2..60"
+	build_mgmt
+	add_bridge sw brpub
+	add_bridge sw brpa
+	add_bridge sw brpb
+	for i in $(seq 1 "$n"); do
+		h=h$i; lo="198.19.0.$((10 + i))"
+		add_node "$h" router
+		mgmt_host "$h" "$i"
+		add_link "$h-pub" "$h" pub sw "$h-pub" brpub "$HOST_MBIT"
+		add_link "$h-pa" "$h" pa sw "$h-pa" brpa "$HOST_MBIT"
+		add_link "$h-pb" "$h" pb sw "$h-pb" brpb "$HOST_MBIT"
+		ip -n "$(ns "$h")" addr add "198.18.0.$((10 + i))/24" dev pub
+		ip -n "$(ns "$h")" addr add "198.19.100.$((10 + i))/24" dev pa
+		ip -n "$(ns "$h")" addr add "198.19.101.$((10 + i))/24" dev pb
+		ip -n "$(ns "$h")" addr add "$lo/32" dev lo
+		frr_ospf_conf "$h" "$lo" "$lo" "pa pb" \
+			"198.19.100.0/24 198.19.101.0/24"
+		host_rec "$h" "198.18.0.$((10 + i))" "$lo" \
+			"198.18.255.$((10 + i))" rack1 pub pa,pb
+	done
+	for i in $(seq 1 "$n"); do frr_start "h$i" zebra ospfd; done
+	echo "public_network=198.18.0.0/24 cluster_network=198.19.0.0/24" > "$ST/nets"
+	echo "hosts=$n" >> "$ST/nets"
+}
+
+# converge_ospf: every host has two equal-cost routes to every other
+# host's cluster loopback, and no neighbour is stuck.
+converge_ospf() {
+	local n i j end ok
+	n=$(sed -n 's/^hosts=\([0-9]*\).*/\1/p' "$ST/nets")
+	end=$(( $(date +%s) + ${CONVERGE_SECS:-60} ))
+	while :; do
+		ok=1
+		for i in $(seq 1 "$n"); do
+			ospf_no_stuck "h$i" || { ok=0; break; }
+			for j in $(seq 1 "$n"); do
+				[ "$i" = "$j" ] && continue
+				[ "$(route_paths "h$i" "198.19.0.$((10 + j))/32")" = 2 ] || { ok=0; break 2; }
+			done
+		done
+		[ $ok = 1 ] && return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.3
+	done
+}
