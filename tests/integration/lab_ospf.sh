@@ -30,6 +30,10 @@ lx h1 ping -c1 -W2 -I 198.19.0.11 198.19.0.13 >/dev/null || fail "h1 -> h3 clust
 "$LAB" fault "$LP" add down:h1-pa 2>/dev/null || fail "fault add"
 wait_until 15 sh -c "ip -n $LP-h1 -j route show 198.19.0.12 | jq -e '.[0].dev == \"pb\"'" ||
 	fail "h1 did not fall back to plane B: $(ip -n "$LP-h1" route show 198.19.0.12)"
+# The return path converges once h2's OSPF declares h1 dead on plane A
+# (dead interval 4 s).
+wait_until 15 sh -c "ip -n $LP-h2 -j route show 198.19.0.11 | jq -e '.[0].dev == \"pb\"'" ||
+	fail "h2 did not fall back to plane B: $(ip -n "$LP-h2" route show 198.19.0.11)"
 lx h1 ping -c1 -W2 -I 198.19.0.11 198.19.0.12 >/dev/null || fail "h1 -> h2 on one plane"
 "$LAB" down "$LP" 2>/dev/null
 why=$(lab_gone "$LP") || fail "after down: $why"
