@@ -26,7 +26,7 @@ OPT ?= -O2 -g
 CFLAGS ?=
 ALL_CFLAGS = $(OPT) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
-LDLIBS := $(shell pkg-config --libs $(PKG_LIBS)) $(EV_LIBS) -lm
+LDLIBS := $(shell pkg-config --libs $(PKG_LIBS)) $(EV_LIBS) -lm -lpthread
 ifneq ($(SAN),)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
@@ -38,10 +38,13 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 all:
 
 PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
-	proto/netaddr.c proto/conn.c proto/ini.c
-AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c
+	proto/netaddr.c proto/conn.c proto/ini.c \
+	proto/tstat.c proto/tmsg.c proto/units.c
+AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
+	agent/engine.c agent/stream.c
 COORD_SRC := coordinator/main.c coordinator/inventory.c \
-	coordinator/hosts.c coordinator/out.c
+	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
+	coordinator/pair.c coordinator/tput_out.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "msg.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,6 +60,38 @@ agent_established(struct conn *c)
 	    c->peer_host, c->peer_version);
 }
 
+static int
+agent_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the DIR's own descriptor */
+}
+
+static int
+agent_count_threads(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int n = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 static void
 agent_status(struct agent *a, struct conn *c)
 {
@@ -75,8 +108,11 @@ agent_status(struct agent *a, struct conn *c)
 	cJSON_AddNumberToObject(r, "sessions", a->nsessions);
 	cJSON_AddNumberToObject(r, "conns", a->nconns);
 	cJSON_AddNumberToObject(r, "refused", (double)a->refused);
-	/* No test runs yet in this version; later engines set this. */
-	cJSON_AddBoolToObject(r, "busy", 0);
+	cJSON_AddBoolToObject(r, "busy", engine_busy(&a->engine));
+	/* Descriptors and threads in use: tests prove with these that
+	 * nothing outlives a throughput test. */
+	cJSON_AddNumberToObject(r, "fds", agent_count_fds());
+	cJSON_AddNumberToObject(r, "threads", agent_count_threads());
 	if (uname(&u) == 0)
 		cJSON_AddStringToObject(r, "kernel", u.release);
 	addrs = ifaddrs_json();
@@ -92,7 +128,8 @@ agent_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 {
 	struct agent_peer *p = c->udata;
 
-	(void)body;
+	if (engine_message(&p->agent->engine, c, h, body))
+		return;
 	switch (h->type) {
 	case MSG_STATUS:
 		if (h->flags & MSG_F_REPLY)
@@ -117,6 +154,7 @@ agent_closed(struct conn *c, enum conn_reason r, const char *detail)
 	else
 		log_warnx("%s: closed (%s): %s", c->peer, conn_reason_name(r),
 		    detail);
+	engine_conn_closed(&a->engine, c);
 	if (p->authed)
 		a->nsessions--;
 	a->nconns--;
@@ -219,6 +257,7 @@ agent_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 
 	(void)revents;
 	log_info("signal %d: shutting down", w->signum);
+	engine_fini(&a->engine);
 	ev_io_stop(loop, &a->accept_w);
 	ev_timer_stop(loop, &a->accept_pause);
 	if (a->lfd != -1) {
@@ -288,6 +327,7 @@ agent_init(struct agent *a, struct ev_loop *loop,
 	if (agent_listen(a, err) == -1)
 		return -1;
 	conn_ctx_init(&a->ctx, loop, &a->key, CF_VERSION);
+	engine_init(&a->engine, loop, cfg, a->hostname);
 	a->ctx.hostname = a->hostname;
 	a->ctx.auth_timeout = cfg->auth_timeout;
 	a->ctx.idle_timeout = cfg->idle_timeout;
@@ -319,6 +359,8 @@ agent_fini(struct agent *a)
 {
 	struct agent_peer *p, *tmp;
 
+	if (a->engine.loop)
+		engine_fini(&a->engine);
 	TAILQ_FOREACH_SAFE(p, &a->peers, entry, tmp)
 		conn_close(p->conn, CONN_R_OK, "agent shutting down");
 	if (a->lfd != -1) {

@@ -15,6 +15,7 @@
 #include "auth.h"
 #include "config.h"
 #include "conn.h"
+#include "engine.h"
 
 struct agent_peer {
 	TAILQ_ENTRY(agent_peer) entry;
@@ -38,6 +39,7 @@ struct agent {
 	struct timespec started;	/* CLOCK_MONOTONIC */
 	char hostname[256];
 	char bound[NETADDR_STRLEN];
+	struct engine engine;
 };
 
 /* agent_init copies the key, binds the listener and sets up signal

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "ini.h"
 #include "pj.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,9 @@ config_defaults(struct agent_config *cfg)
 	cfg->max_conns = 256;
 	cfg->auth_timeout = 5.0;
 	cfg->idle_timeout = 60.0;
+	cfg->max_streams = 128;
+	cfg->max_duration = 300;
+	cfg->max_rate = 0;
 }
 
 int
@@ -79,6 +83,35 @@ config_secs(const char *key, const char *val, double min, double max,
 	return 0;
 }
 
+/* config_allow parses a comma-separated list of CIDRs. */
+static int
+config_allow(struct agent_config *cfg, const char *val, char *err)
+{
+	char buf[1024], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	cfg->nallow = 0;
+	for (tok = strtok_r(buf, ", \t", &save); tok;
+	    tok = strtok_r(NULL, ", \t", &save)) {
+		if (cfg->nallow == CONFIG_MAX_ALLOW) {
+			snprintf(err, CF_ERRLEN, "allow_targets: more than %d "
+			    "subnets", CONFIG_MAX_ALLOW);
+			return -1;
+		}
+		if (netcidr_parse(tok, &cfg->allow[cfg->nallow]) == -1) {
+			snprintf(err, CF_ERRLEN, "allow_targets: '%s' is not a "
+			    "subnet like 192.0.2.0/24", tok);
+			return -1;
+		}
+		cfg->nallow++;
+	}
+	if (cfg->nallow == 0) {
+		snprintf(err, CF_ERRLEN, "allow_targets: empty list");
+		return -1;
+	}
+	return 0;
+}
+
 static int
 config_section_cb(void *udata, const char *kind, const char *name, int line,
     char *err)
@@ -119,6 +152,36 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 	if (strcmp(key, "idle_timeout") == 0)
 		return config_secs(key, val, 1, 86400, &cfg->idle_timeout,
 		    err);
+	if (strcmp(key, "max_streams") == 0)
+		return config_uint(key, val, 1, 1024, &cfg->max_streams, err);
+	if (strcmp(key, "max_duration") == 0)
+		return config_secs(key, val, 1, 86400, &cfg->max_duration, err);
+	if (strcmp(key, "max_rate") == 0) {
+		if (units_rate(val, &cfg->max_rate) == -1) {
+			snprintf(err, CF_ERRLEN, "max_rate: '%s' is not a rate "
+			    "like 10G or 500M (bits/s)", val);
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(key, "allow_targets") == 0)
+		return config_allow(cfg, val, err);
+	if (strcmp(key, "public_network") == 0 ||
+	    strcmp(key, "cluster_network") == 0) {
+		struct netcidr *c = key[0] == 'p' ? &cfg->pubnet :
+		    &cfg->clusnet;
+
+		if (netcidr_parse(val, c) == -1) {
+			snprintf(err, CF_ERRLEN, "%s: '%s' is not a subnet like "
+			    "192.0.2.0/24", key, val);
+			return -1;
+		}
+		if (key[0] == 'p')
+			cfg->has_pubnet = true;
+		else
+			cfg->has_clusnet = true;
+		return 0;
+	}
 	snprintf(err, CF_ERRLEN, "unknown key '%s'", key);
 	return -1;
 }

@@ -7,6 +7,7 @@
 #define CF_AGENT_CONFIG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "netaddr.h"
@@ -22,6 +23,17 @@ struct agent_config {
 	unsigned max_conns;		/* sockets of any kind */
 	double auth_timeout;
 	double idle_timeout;
+	/* Test limits, enforced whatever a coordinator asks. */
+	unsigned max_streams;		/* per test, all directions */
+	double max_duration;		/* seconds */
+	uint64_t max_rate;		/* bits/s per test, 0 = no limit */
+	/* Where this agent may send test traffic. Empty: the configured
+	 * public and cluster networks, else the host's own subnets. */
+#define CONFIG_MAX_ALLOW 32
+	struct netcidr allow[CONFIG_MAX_ALLOW];
+	int nallow;
+	struct netcidr pubnet, clusnet;
+	bool has_pubnet, has_clusnet;
 };
 
 void config_defaults(struct agent_config *cfg);

@@ -15,6 +15,8 @@
 
 #include "auth.h"
 #include "hosts.h"
+#include "tput.h"
+#include "units.h"
 #include "inventory.h"
 #include "log.h"
 #include "msg.h"
@@ -44,6 +46,8 @@ usage(FILE *f)
 	    "connecting\n"
 	    "  hosts              connect to every agent and show its "
 	    "state\n"
+	    "  pair A B [opts]    throughput test between two hosts "
+	    "(pair --help)\n"
 	    "  version            print the version\n"
 	    "options:\n"
 	    "  -i, --inventory F  inventory file (see configs/README.md)\n"
@@ -185,6 +189,233 @@ cmd_hosts(const struct gopts *g, int argc, char **argv)
 	return rc;
 }
 
+static void
+pair_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV pair A B [--net public|cluster] [-P N] "
+	    "[-t SECS] [-R | --bidir]\n"
+	    "         [-l LEN] [--rate RATE] [--sport-base PORT "
+	    "[--sport-stride S]] [--udp]\n"
+	    "         [--interval SECS] [-w WINDOW] [--zerocopy] "
+	    "[--skip-rx-copy] [--bind-dev IF] [--json]\n"
+	    "  --net N          network to test (default: cluster when both "
+	    "hosts have one)\n"
+	    "  -P, --parallel N streams (default 1)\n"
+	    "  -t, --time S     seconds of sending (default 10)\n"
+	    "  -R, --reverse    B sends to A\n"
+	    "  --bidir          both ways at once, N streams each\n"
+	    "  -l, --len LEN    bytes per write (TCP, default 128K) or "
+	    "datagram (UDP, default 1400)\n"
+	    "  --rate RATE      pace each stream (bits/s: 500M, 2G); UDP "
+	    "default 1M\n"
+	    "  --sport-base P   stream i uses source port P + i * S "
+	    "(--sport-stride, default 1)\n"
+	    "  --udp            UDP at --rate: loss, duplicates, reordering, "
+	    "jitter\n"
+	    "  --interval S     seconds between reports (default 1)\n"
+	    "  -w, --window W   socket buffer size (SO_SNDBUF/SO_RCVBUF)\n"
+	    "  -Z, --zerocopy   MSG_ZEROCOPY sends where the kernel allows\n"
+	    "  --skip-rx-copy   receive with MSG_TRUNC (no copy to user "
+	    "space)\n"
+	    "  --bind-dev IF    force A's streams onto interface IF\n");
+}
+
+static int
+parse_num(const char *opt, const char *v, double min, double max,
+    double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (*v == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+		fprintf(stderr, "cephfab: pair: %s: '%s' is not a number in "
+		    "[%g, %g]\n", opt, v, min, max);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int
+cmd_pair(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL,
+	    O_SKIP, O_DEV };
+	static const struct option popts[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "parallel", required_argument, NULL, 'P' },
+		{ "time", required_argument, NULL, 't' },
+		{ "reverse", no_argument, NULL, 'R' },
+		{ "bidir", no_argument, NULL, O_BIDIR },
+		{ "len", required_argument, NULL, 'l' },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "sport-base", required_argument, NULL, O_SPB },
+		{ "sport-stride", required_argument, NULL, O_SPS },
+		{ "udp", no_argument, NULL, O_UDP },
+		{ "interval", required_argument, NULL, O_IVAL },
+		{ "window", required_argument, NULL, 'w' },
+		{ "zerocopy", no_argument, NULL, 'Z' },
+		{ "skip-rx-copy", no_argument, NULL, O_SKIP },
+		{ "bind-dev", required_argument, NULL, O_DEV },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pair_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	const char *net = NULL;
+	uint64_t u;
+	double d;
+	int ch, rc, have_len = 0, have_stride = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.streams = 1;
+	o.duration = 10;
+	o.interval = 1;
+	o.json = g->json;
+	/* 0, not 1: glibc re-initialises getopt, dropping the '+' (stop at
+	 * the first operand) mode main() used, so options may follow A B. */
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "P:t:Rl:w:Zjh", popts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case O_NET: net = optarg; break;
+		case 'P':
+			if (parse_num("-P", optarg, 1, TMSG_MAX_STREAMS, &d))
+				return EXIT_USAGE;
+			o.streams = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
+				return EXIT_USAGE;
+			break;
+		case 'R': o.reverse = true; break;
+		case O_BIDIR: o.bidir = true; break;
+		case 'l':
+			if (units_size(optarg, &u) == -1 || u < 1 ||
+			    u > 16 * 1024 * 1024) {
+				fprintf(stderr, "cephfab: pair: -l: '%s' is "
+				    "not a size in [1, 16M]\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.len = (uint32_t)u;
+			have_len = 1;
+			break;
+		case O_RATE:
+			if (units_rate(optarg, &o.rate) == -1 || o.rate == 0) {
+				fprintf(stderr, "cephfab: pair: --rate: '%s' "
+				    "is not a rate like 500M or 2G\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_SPB:
+			if (parse_num("--sport-base", optarg, 1024, 65535, &d))
+				return EXIT_USAGE;
+			o.sport_base = (uint16_t)d;
+			break;
+		case O_SPS:
+			if (parse_num("--sport-stride", optarg, 1, 1024, &d))
+				return EXIT_USAGE;
+			o.sport_stride = (uint16_t)d;
+			have_stride = 1;
+			break;
+		case O_UDP: o.udp = true; break;
+		case O_IVAL:
+			if (parse_num("--interval", optarg, 0.1, 60,
+			    &o.interval))
+				return EXIT_USAGE;
+			break;
+		case 'w':
+			if (units_size(optarg, &u) == -1 || u < 4096 ||
+			    u > (1u << 30)) {
+				fprintf(stderr, "cephfab: pair: -w: '%s' is "
+				    "not a size in [4K, 1G]\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.window = (uint32_t)u;
+			break;
+		case 'Z': o.zerocopy = true; break;
+		case O_SKIP: o.skip_rx_copy = true; break;
+		case O_DEV:
+			if (strlen(optarg) >= sizeof(o.bind_dev)) {
+				fprintf(stderr, "cephfab: pair: --bind-dev: "
+				    "'%s' is too long\n", optarg);
+				return EXIT_USAGE;
+			}
+			snprintf(o.bind_dev, sizeof(o.bind_dev), "%s", optarg);
+			break;
+		case 'j': o.json = true; break;
+		case 'h': pair_usage(stdout); return EXIT_PASS;
+		default: pair_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		pair_usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.a = argv[optind];
+	o.b = argv[optind + 1];
+	if (o.reverse && o.bidir) {
+		fprintf(stderr, "cephfab: pair: -R and --bidir exclude each "
+		    "other\n");
+		return EXIT_USAGE;
+	}
+	if (o.udp && o.bidir) {
+		fprintf(stderr, "cephfab: pair: --udp runs one way; use -R for "
+		    "the other\n");
+		return EXIT_USAGE;
+	}
+	if (have_stride && !o.sport_base) {
+		fprintf(stderr, "cephfab: pair: --sport-stride needs "
+		    "--sport-base\n");
+		return EXIT_USAGE;
+	}
+	if (o.sport_base && !have_stride)
+		o.sport_stride = 1;
+	if (!have_len)
+		o.len = o.udp ? 1400 : 128 * 1024;
+	if (o.udp && (o.len < TMSG_UDP_HDR || o.len > 65507)) {
+		fprintf(stderr, "cephfab: pair: -l: UDP datagrams are %d to "
+		    "65507 bytes\n", TMSG_UDP_HDR);
+		return EXIT_USAGE;
+	}
+	if (o.udp && o.rate == 0)
+		o.rate = 1000000;
+	if (o.interval > o.duration)
+		o.interval = o.duration;
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (net == NULL) {
+		struct inv_host *ha = inventory_find(&inv, o.a);
+		struct inv_host *hb = inventory_find(&inv, o.b);
+
+		o.net = ha && hb && ha->clus.family && hb->clus.family ?
+		    NET_CLUSTER : NET_PUBLIC;
+	} else if (strcmp(net, "public") == 0) {
+		o.net = NET_PUBLIC;
+	} else if (strcmp(net, "cluster") == 0) {
+		o.net = NET_CLUSTER;
+	} else {
+		fprintf(stderr, "cephfab: pair: --net: '%s' is not public or "
+		    "cluster\n", net);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	rc = pair_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -240,6 +471,9 @@ main(int argc, char **argv)
 	argv += optind;
 	if (strcmp(cmd, "keygen") == 0)
 		return cmd_keygen(argc, argv);
+	/* Commands with options of their own parse the rest themselves. */
+	if (strcmp(cmd, "pair") == 0)
+		return cmd_pair(&g, argc, argv);
 	/* Options may also follow the command word: "hosts --json". */
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+i:k:jt:v", opts, NULL)) != -1) {

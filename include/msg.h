@@ -24,6 +24,15 @@ enum msg_type {
 	MSG_STATUS = 3,		/* request (no REPLY flag) and reply */
 	MSG_ERROR = 4,		/* code + message, usually followed by close */
 	MSG_BYE = 5,		/* orderly close */
+	/* Throughput tests (tmsg.h): requests get a REPLY of their type,
+	 * with "error" and "code" when refused. */
+	MSG_TEST_LISTEN = 6,	/* open a data listener; reply: port */
+	MSG_TEST_CONNECT = 7,	/* connect data streams; reply when ready */
+	MSG_TEST_READY = 8,	/* agent -> coordinator: streams in place */
+	MSG_TEST_START = 9,	/* coordinator -> agents: go */
+	MSG_TEST_INTERVAL = 10,	/* agent -> coordinator: one interval */
+	MSG_TEST_END = 11,	/* agent -> coordinator: totals */
+	MSG_TEST_ABORT = 12,	/* coordinator -> agent: stop now */
 	MSG_TYPE_MAX
 };
 

@@ -14,6 +14,15 @@ static const struct {
 	/* ERROR is allowed before auth so a refused peer learns why. */
 	[MSG_ERROR] = { "ERROR", 4096, 1 },
 	[MSG_BYE] = { "BYE", 1024, 1 },
+	[MSG_TEST_LISTEN] = { "TEST_LISTEN", 8192, 0 },
+	[MSG_TEST_CONNECT] = { "TEST_CONNECT", 8192, 0 },
+	/* READY lists each stream's addresses: 1024 streams fit. */
+	[MSG_TEST_READY] = { "TEST_READY", 256 * 1024, 0 },
+	[MSG_TEST_START] = { "TEST_START", 1024, 0 },
+	/* One interval or the totals carry TCP_INFO of every stream. */
+	[MSG_TEST_INTERVAL] = { "TEST_INTERVAL", 1024 * 1024, 0 },
+	[MSG_TEST_END] = { "TEST_END", 1024 * 1024, 0 },
+	[MSG_TEST_ABORT] = { "TEST_ABORT", 4096, 0 },
 };
 
 const char *

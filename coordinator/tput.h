@@ -1,0 +1,95 @@
+/*
+ * tput: 'cephfab pair': one coordinated throughput test between two agents
+ * (pair.c runs it; tput_out.c turns what the agents reported into the
+ * result tree and the human report).
+ */
+#ifndef CF_TPUT_H
+#define CF_TPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "auth.h"
+#include "inventory.h"
+#include "pj.h"
+#include "tmsg.h"
+#include "tstat.h"
+
+enum tnet { NET_PUBLIC, NET_CLUSTER };
+
+struct pair_opts {
+	const char *a, *b;
+	enum tnet net;
+	uint32_t streams;
+	double duration;
+	bool reverse, bidir, udp;
+	uint32_t len;
+	uint64_t rate;
+	uint16_t sport_base, sport_stride;
+	double interval;
+	uint32_t window;
+	bool zerocopy, skip_rx_copy;
+	char bind_dev[16];
+	bool json;
+	double timeout;
+};
+
+/* One side's final word on one stream. */
+struct sres {
+	bool have;
+	double bytes, seconds, bps;
+	bool has_tcp;
+	struct tcp_sample tcp;
+	bool has_udp;
+	double packets, expected, lost, dups, reordered, jitter_ms, sent;
+	char limited[16];
+	char error[128];
+};
+
+struct tstream {
+	uint32_t id;
+	bool a_sends;		/* direction: A -> B */
+	struct sres snd, rcv;
+};
+
+struct tcpu {
+	bool have;
+	double user, sys, wall;
+};
+
+/* Everything one run gathered; tput_out renders it. */
+struct tresult {
+	const struct pair_opts *o;
+	struct test_spec spec;
+	const struct inv_host *ha, *hb;
+	bool a_connects;
+	char addr_a[NETADDR_STRLEN], addr_b[NETADDR_STRLEN];
+	uint16_t port;
+	char version_a[32], version_b[32];
+	double started;		/* wall clock, for the JSON */
+	struct tstream *st;
+	uint32_t n;
+	cJSON *intervals;	/* array, built as they come */
+	struct tcpu cpu_a, cpu_b;
+	char error[CF_ERRLEN];
+};
+
+/* pair_run runs the test; returns an exit code (EXIT_*). */
+int pair_run(struct inventory *inv, const struct auth_key *key,
+    const struct pair_opts *o);
+
+/* tput_out.c */
+/* tout_interval merges one interval from each side into r->intervals and,
+ * unless JSON was asked for, prints its line. Bodies are the agents'
+ * TEST_INTERVAL messages (already matched by index). */
+void tout_interval(struct tresult *r, const cJSON *ca, const cJSON *cb);
+/* tout_end reads a TEST_END body from one side into r; -1 with err on a
+ * malformed body. */
+int tout_end(struct tresult *r, bool side_a, const cJSON *body, char *err);
+/* tout_report prints the final report (human or JSON). */
+void tout_report(struct tresult *r);
+void tout_header(const struct tresult *r);
+
+#endif
