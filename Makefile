@@ -52,7 +52,7 @@ COORD_OBJ := $(COORD_SRC:%.c=$(BUILD)/%.o)
 LIBPROTO := $(BUILD)/libcephfab-proto.a
 
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
-	test_conn test_config
+	test_conn test_config test_tstat test_tmsg
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.

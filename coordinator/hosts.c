@@ -251,6 +251,21 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 			const char *hn;
 
 			cJSON_AddNumberToObject(h, "uptime", uptime);
+			{
+				double v;
+				bool b;
+
+				/* Resource use, for operators and for tests
+				 * that prove nothing leaks. */
+				if (pj_get_double(p->status, "fds", -1, 1e7, &v,
+				    err) == 0)
+					cJSON_AddNumberToObject(h, "fds", v);
+				if (pj_get_double(p->status, "threads", -1, 1e7,
+				    &v, err) == 0)
+					cJSON_AddNumberToObject(h, "threads", v);
+				if (pj_get_bool(p->status, "busy", &b, err) == 0)
+					cJSON_AddBoolToObject(h, "busy", b);
+			}
 			if (pj_get_str(p->status, "hostname", 0, 255, &hn,
 			    err) == 0)
 				cJSON_AddStringToObject(h, "hostname", hn);

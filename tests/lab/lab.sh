@@ -43,9 +43,16 @@ start_agents() {
 	local h pid
 	[ -x "$AGENT_BIN" ] || die "no agent binary at $AGENT_BIN (run make)"
 	"$CEPHFAB_BIN" keygen -o "$ST/key" || die "keygen failed"
+	# The agents may send test traffic within the lab's Ceph networks.
+	{
+		echo "# agent.conf for lab '$P', written by lab.sh"
+		echo "listen = 0.0.0.0:7470"
+		echo "key = $ST/key"
+		sed 's/ /\n/g' "$ST/nets" | grep _network= | sed 's/=/ = /'
+	} > "$ST/agent.conf"
 	for h in $(awk '{print $1}' "$ST/hosts"); do
 		ip netns exec "$(ns "$h")" setsid "$AGENT_BIN" -d \
-			--listen 0.0.0.0:7470 --key "$ST/key" \
+			-c "$ST/agent.conf" \
 			>"$ST/agent-$h.log" 2>&1 < /dev/null &
 		pid=$!
 		echo "$pid" > "$ST/agent-$h.pid"
