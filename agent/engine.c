@@ -676,7 +676,6 @@ test_done_cb(struct ev_loop *loop, ev_async *w, int revents)
 static int
 test_start(struct test *t, char *err)
 {
-	uint32_t i;
 
 	t->t0 = t->ival_t = stream_now();
 	getrusage(RUSAGE_SELF, &t->ru0);
@@ -686,14 +685,9 @@ test_start(struct test *t, char *err)
 			snprintf(err, CF_ERRLEN, "cannot start a thread");
 			return -1;
 		}
-	} else {
-		for (i = 0; i < t->n; i++) {
-			if (stream_start_thread(t, &t->st[i]) == -1) {
-				snprintf(err, CF_ERRLEN, "cannot start thread "
-				    "%u", i);
-				return -1;
-			}
-		}
+	} else if (stream_start_threads(t) == -1) {
+		snprintf(err, CF_ERRLEN, "cannot start the stream threads");
+		return -1;
 	}
 	ev_timer_init(&t->ival_timer, test_interval_cb, t->spec.interval,
 	    t->spec.interval);
@@ -832,6 +826,12 @@ test_free(struct test *t)
 	}
 	if (t->uth_started)
 		pthread_join(t->uth, NULL);
+	for (i = 0; i < t->nwk; i++) {
+		if (t->wk[i].started)
+			pthread_join(t->wk[i].th, NULL);
+		free(t->wk[i].ss);
+	}
+	free(t->wk);
 	while (t->pend) {
 		close(t->pend->fd);
 		pending_free(t->pend);

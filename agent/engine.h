@@ -51,6 +51,17 @@ struct stream {
 
 struct pending;
 
+/* A data-plane thread: one per stream up to the number of CPUs, after
+ * which streams share threads that multiplex them with poll(). */
+struct worker {
+	struct test *t;
+	struct stream **ss;
+	uint32_t n;
+	bool sending;
+	pthread_t th;
+	bool started;
+};
+
 struct test {
 	struct engine *eng;
 	struct test_spec spec;
@@ -63,6 +74,8 @@ struct test {
 	bool uth_started;
 	pthread_mutex_t umu;
 	struct stream *st;
+	struct worker *wk;
+	uint32_t nwk;
 	uint32_t n, nready;
 	unsigned npending;
 	struct pending *pend;	/* list of accepted, unauthenticated */
@@ -103,7 +116,11 @@ void engine_fini(struct engine *e);
 double stream_now(void);
 int stream_setup_socket(struct test *t, struct stream *s, int fd,
     char *err);
-int stream_start_thread(struct test *t, struct stream *s);
+/* stream_start_threads starts the data plane of t: TCP streams spread
+ * over min(streams, CPUs) threads per direction, one thread per UDP
+ * sender. Returns -1 if a thread could not be made (those made run on and
+ * are stopped with the test). */
+int stream_start_threads(struct test *t);
 int stream_start_udp_rx(struct test *t);
 /* stream_udp_connector_socket makes a connected UDP socket for s. */
 int stream_udp_socket(struct test *t, struct stream *s, char *err);
