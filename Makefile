@@ -39,7 +39,7 @@ all:
 
 PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
 	proto/netaddr.c proto/conn.c proto/ini.c \
-	proto/tstat.c proto/tmsg.c proto/units.c
+	proto/tstat.c proto/tmsg.c proto/units.c proto/hist.c
 AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
 	agent/engine.c agent/stream.c
 COORD_SRC := coordinator/main.c coordinator/inventory.c \
@@ -52,7 +52,7 @@ COORD_OBJ := $(COORD_SRC:%.c=$(BUILD)/%.o)
 LIBPROTO := $(BUILD)/libcephfab-proto.a
 
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
-	test_conn test_config test_tstat test_tmsg
+	test_conn test_config test_tstat test_tmsg test_hist
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
