@@ -39,12 +39,15 @@ all:
 
 PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
 	proto/netaddr.c proto/conn.c proto/ini.c \
-	proto/tstat.c proto/tmsg.c proto/units.c proto/hist.c
+	proto/tstat.c proto/tmsg.c proto/units.c proto/hist.c \
+	proto/mtusearch.c
 AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
-	agent/engine.c agent/stream.c
+	agent/engine.c agent/stream.c agent/probe.c agent/probe_io.c \
+	agent/route.c
 COORD_SRC := coordinator/main.c coordinator/inventory.c \
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
-	coordinator/pair.c coordinator/tput_out.c
+	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
+	coordinator/probecmd.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
@@ -52,7 +55,8 @@ COORD_OBJ := $(COORD_SRC:%.c=$(BUILD)/%.o)
 LIBPROTO := $(BUILD)/libcephfab-proto.a
 
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
-	test_conn test_config test_tstat test_tmsg test_hist
+	test_conn test_config test_tstat test_tmsg test_hist \
+	test_mtusearch
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.

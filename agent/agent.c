@@ -128,7 +128,8 @@ agent_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 {
 	struct agent_peer *p = c->udata;
 
-	if (engine_message(&p->agent->engine, c, h, body))
+	if (engine_message(&p->agent->engine, c, h, body) ||
+	    probes_message(&p->agent->probes, c, h, body))
 		return;
 	switch (h->type) {
 	case MSG_STATUS:
@@ -155,6 +156,7 @@ agent_closed(struct conn *c, enum conn_reason r, const char *detail)
 		log_warnx("%s: closed (%s): %s", c->peer, conn_reason_name(r),
 		    detail);
 	engine_conn_closed(&a->engine, c);
+	probes_conn_closed(&a->probes, c);
 	if (p->authed)
 		a->nsessions--;
 	a->nconns--;
@@ -258,6 +260,7 @@ agent_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	(void)revents;
 	log_info("signal %d: shutting down", w->signum);
 	engine_fini(&a->engine);
+	probes_fini(&a->probes);
 	ev_io_stop(loop, &a->accept_w);
 	ev_timer_stop(loop, &a->accept_pause);
 	if (a->lfd != -1) {
@@ -328,6 +331,7 @@ agent_init(struct agent *a, struct ev_loop *loop,
 		return -1;
 	conn_ctx_init(&a->ctx, loop, &a->key, CF_VERSION);
 	engine_init(&a->engine, loop, cfg, a->hostname);
+	probes_init(&a->probes, loop, cfg);
 	a->ctx.hostname = a->hostname;
 	a->ctx.auth_timeout = cfg->auth_timeout;
 	a->ctx.idle_timeout = cfg->idle_timeout;
@@ -361,6 +365,8 @@ agent_fini(struct agent *a)
 
 	if (a->engine.loop)
 		engine_fini(&a->engine);
+	if (a->probes.loop)
+		probes_fini(&a->probes);
 	TAILQ_FOREACH_SAFE(p, &a->peers, entry, tmp)
 		conn_close(p->conn, CONN_R_OK, "agent shutting down");
 	if (a->lfd != -1) {

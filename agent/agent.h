@@ -16,6 +16,7 @@
 #include "config.h"
 #include "conn.h"
 #include "engine.h"
+#include "probe.h"
 
 struct agent_peer {
 	TAILQ_ENTRY(agent_peer) entry;
@@ -40,6 +41,7 @@ struct agent {
 	char hostname[256];
 	char bound[NETADDR_STRLEN];
 	struct engine engine;
+	struct probes probes;
 };
 
 /* agent_init copies the key, binds the listener and sets up signal

@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "log.h"
 #include "msg.h"
+#include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,12 +83,18 @@ engine_refuse(struct conn *c, unsigned type, const char *id, const char *code,
 	engine_reply(c, type, b);
 }
 
-/* engine_target_allowed: may this agent send test traffic to addr? */
 static int
 engine_target_allowed(const struct engine *e, const struct netaddr *addr,
     char *why)
 {
-	const struct agent_config *cfg = e->cfg;
+	return engine_target_allowed_cfg(e->cfg, addr, why);
+}
+
+/* engine_target_allowed_cfg: may this agent send test traffic to addr? */
+int
+engine_target_allowed_cfg(const struct agent_config *cfg,
+    const struct netaddr *addr, char *why)
+{
 	struct ifaddrs *ifa, *i;
 	int k, ok = 0;
 

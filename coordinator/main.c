@@ -16,6 +16,7 @@
 #include "auth.h"
 #include "hosts.h"
 #include "tput.h"
+#include "probecmd.h"
 #include "units.h"
 #include "inventory.h"
 #include "log.h"
@@ -48,6 +49,10 @@ usage(FILE *f)
 	    "state\n"
 	    "  pair A B [opts]    throughput test between two hosts "
 	    "(pair --help)\n"
+	    "  latency A B        round-trip times (latency --help)\n"
+	    "  mtu A B            configured vs path MTU, both ways\n"
+	    "  ports A B          Ceph's ports: open, refused or filtered\n"
+	    "  reach A B --from-net N --to-net M   cross-network reachability\n"
 	    "  version            print the version\n"
 	    "options:\n"
 	    "  -i, --inventory F  inventory file (see configs/README.md)\n"
@@ -416,6 +421,228 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 	return rc;
 }
 
+static void
+probe_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV latency A B [--net N] [--tcp|--udp] "
+	    "[--size LIST] [--count N | -t S]\n"
+	    "                 [--rate PPS] [--loaded] [--json]\n"
+	    "       cephfab -i INV mtu A B [--net N] [--json]\n"
+	    "       cephfab -i INV ports A B [--net N] [--ports LIST] "
+	    "[--json]\n"
+	    "       cephfab -i INV reach A B --from-net N --to-net M "
+	    "[--json]\n"
+	    "  --size LIST   message sizes, e.g. 64,2000,65536 (default "
+	    "64,512,2000,8192)\n"
+	    "  --count N     round trips per size (default 1000); -t S bounds "
+	    "the time instead\n"
+	    "  --rate PPS    round trips per second (default: back to back)\n"
+	    "  --loaded      again while a 4-stream throughput test runs on "
+	    "the path\n"
+	    "  --ports LIST  e.g. 3300,6789,6800-6810 (default: Ceph's, "
+	    "sampled)\n");
+}
+
+static int
+parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
+    uint32_t *out, int cap, bool ranges)
+{
+	char buf[1024], *tok, *save = NULL, *dash, *end;
+	unsigned long a, b, x;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		dash = ranges ? strchr(tok, '-') : NULL;
+		a = strtoul(tok, &end, 10);
+		if (end == tok || (dash ? end != dash : *end != '\0'))
+			goto bad;
+		b = a;
+		if (dash) {
+			b = strtoul(dash + 1, &end, 10);
+			if (end == dash + 1 || *end != '\0' || b < a)
+				goto bad;
+		}
+		if (a < min || b > max)
+			goto bad;
+		for (x = a; x <= b; x++) {
+			if (n == cap) {
+				fprintf(stderr, "cephfab: %s: more than %d "
+				    "values\n", opt, cap);
+				return -1;
+			}
+			out[n++] = (uint32_t)x;
+		}
+	}
+	if (n == 0)
+		goto bad;
+	return n;
+bad:
+	fprintf(stderr, "cephfab: %s: '%s' is not a list of numbers in "
+	    "[%u, %u]\n", opt, v, min, max);
+	return -1;
+}
+
+static int
+parse_net(const char *opt, const char *v, int *out)
+{
+	if (strcmp(v, "public") == 0)
+		*out = 0;
+	else if (strcmp(v, "cluster") == 0)
+		*out = 1;
+	else {
+		fprintf(stderr, "cephfab: %s: '%s' is not public or cluster\n",
+		    opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_probe(const struct gopts *g, enum pcmd_kind kind, int argc, char **argv)
+{
+	enum { O_NET = 256, O_TCP, O_UDP, O_SIZE, O_COUNT, O_RATE, O_LOADED,
+	    O_PORTS, O_FROM, O_TO };
+	static const struct option popts[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "tcp", no_argument, NULL, O_TCP },
+		{ "udp", no_argument, NULL, O_UDP },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "time", required_argument, NULL, 't' },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "loaded", no_argument, NULL, O_LOADED },
+		{ "ports", required_argument, NULL, O_PORTS },
+		{ "from-net", required_argument, NULL, O_FROM },
+		{ "to-net", required_argument, NULL, O_TO },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pcmd_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	uint32_t tmp[128];
+	const char *net = NULL;
+	int ch, rc, i, n, have_from = 0, have_to = 0;
+	double d;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = kind;
+	o.json = g->json;
+	o.count = 1000;
+	o.duration = 0;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "t:jh", popts, NULL)) != -1) {
+		switch (ch) {
+		case O_NET: net = optarg; break;
+		case O_TCP: o.tcp = true; break;
+		case O_UDP: o.tcp = false; break;
+		case O_SIZE:
+			if ((n = parse_list("--size", optarg, 32, 65507,
+			    o.sizes, 16, false)) == -1)
+				return EXIT_USAGE;
+			o.nsizes = n;
+			break;
+		case O_COUNT:
+			if (parse_num("--count", optarg, 1, 1000000, &d))
+				return EXIT_USAGE;
+			o.count = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
+				return EXIT_USAGE;
+			break;
+		case O_RATE:
+			if (parse_num("--rate", optarg, 1, 100000, &d))
+				return EXIT_USAGE;
+			o.rate = (uint32_t)d;
+			break;
+		case O_LOADED: o.loaded = true; break;
+		case O_PORTS:
+			if ((n = parse_list("--ports", optarg, 1, 65535, tmp,
+			    128, true)) == -1)
+				return EXIT_USAGE;
+			for (i = 0; i < n; i++)
+				o.ports[i] = (uint16_t)tmp[i];
+			o.nports = n;
+			break;
+		case O_FROM:
+			if (parse_net("--from-net", optarg, &o.net))
+				return EXIT_USAGE;
+			have_from = 1;
+			break;
+		case O_TO:
+			if (parse_net("--to-net", optarg, &o.to_net))
+				return EXIT_USAGE;
+			have_to = 1;
+			break;
+		case 'j': o.json = true; break;
+		case 'h': probe_usage(stdout); return EXIT_PASS;
+		default: probe_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		probe_usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.a = argv[optind];
+	o.b = argv[optind + 1];
+	if (kind == PC_REACH && (!have_from || !have_to)) {
+		fprintf(stderr, "cephfab: reach: give --from-net and "
+		    "--to-net\n");
+		return EXIT_USAGE;
+	}
+	if (net && parse_net("--net", net, &o.net))
+		return EXIT_USAGE;
+	if (o.duration > 0 && o.count == 1000)
+		o.count = 1000000;	/* -t bounds it instead */
+	if (o.nsizes == 0) {
+		static const uint32_t dflt[] = { 64, 512, 2000, 8192 };
+
+		/* 2000 B: the size Ceph pads OSD heartbeats to. */
+		memcpy(o.sizes, dflt, sizeof(dflt));
+		o.nsizes = kind == PC_REACH ? 2 : 4;
+		if (kind == PC_REACH)
+			o.count = 20;
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (net == NULL && kind != PC_REACH) {
+		struct inv_host *ha = inventory_find(&inv, o.a);
+		struct inv_host *hb = inventory_find(&inv, o.b);
+
+		o.net = ha && hb && ha->clus.family && hb->clus.family;
+	}
+	if (kind == PC_PORTS && o.nports == 0) {
+		/* Ceph's: the mons on the public network, and a spread of
+		 * the OSD range on both. */
+		if (o.net == 0) {
+			o.ports[o.nports++] = 3300;
+			o.ports[o.nports++] = 6789;
+		}
+		for (i = 6800; i <= 7300; i += 50)
+			o.ports[o.nports++] = (uint16_t)i;
+	}
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	o.inventory_path = inv.path;
+	o.key_path = key_path(g, &inv);
+	if (o.duration == 0)
+		o.duration = kind == PC_LATENCY ? 30 : 15;
+	rc = pcmd_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -474,6 +701,14 @@ main(int argc, char **argv)
 	/* Commands with options of their own parse the rest themselves. */
 	if (strcmp(cmd, "pair") == 0)
 		return cmd_pair(&g, argc, argv);
+	if (strcmp(cmd, "latency") == 0)
+		return cmd_probe(&g, PC_LATENCY, argc, argv);
+	if (strcmp(cmd, "mtu") == 0)
+		return cmd_probe(&g, PC_MTU, argc, argv);
+	if (strcmp(cmd, "ports") == 0)
+		return cmd_probe(&g, PC_PORTS, argc, argv);
+	if (strcmp(cmd, "reach") == 0)
+		return cmd_probe(&g, PC_REACH, argc, argv);
 	/* Options may also follow the command word: "hosts --json". */
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+i:k:jt:v", opts, NULL)) != -1) {

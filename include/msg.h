@@ -33,6 +33,10 @@ enum msg_type {
 	MSG_TEST_INTERVAL = 10,	/* agent -> coordinator: one interval */
 	MSG_TEST_END = 11,	/* agent -> coordinator: totals */
 	MSG_TEST_ABORT = 12,	/* coordinator -> agent: stop now */
+	/* Probes (agent/probe.c): latency, path MTU, ports, reachability. */
+	MSG_PROBE_OPEN = 13,	/* responder: reply port(s) */
+	MSG_PROBE_RUN = 14,	/* runner: reply with the results */
+	MSG_PROBE_CLOSE = 15,	/* end a responder */
 	MSG_TYPE_MAX
 };
 

@@ -23,6 +23,10 @@ static const struct {
 	[MSG_TEST_INTERVAL] = { "TEST_INTERVAL", 1024 * 1024, 0 },
 	[MSG_TEST_END] = { "TEST_END", 1024 * 1024, 0 },
 	[MSG_TEST_ABORT] = { "TEST_ABORT", 4096, 0 },
+	[MSG_PROBE_OPEN] = { "PROBE_OPEN", 16384, 0 },
+	/* Results carry a histogram per message size. */
+	[MSG_PROBE_RUN] = { "PROBE_RUN", 1024 * 1024, 0 },
+	[MSG_PROBE_CLOSE] = { "PROBE_CLOSE", 1024, 0 },
 };
 
 const char *

@@ -1,0 +1,30 @@
+/*
+ * route: which way the kernel would send to a peer, asked over netlink
+ * (RTM_GETROUTE, as 'ip route get DST from SRC' does): egress interface,
+ * source address and gateway. The answer decides 'wrong_egress'.
+ */
+#ifndef CF_ROUTE_H
+#define CF_ROUTE_H
+
+#include <net/if.h>
+
+#include <cjson/cJSON.h>
+
+#include "netaddr.h"
+
+struct route_info {
+	char oif[IF_NAMESIZE];		/* egress interface */
+	struct netaddr src;		/* preferred source (family 0: none) */
+	struct netaddr gw;		/* gateway (family 0: on-link) */
+	char local_if[IF_NAMESIZE];	/* the interface holding 'from' */
+};
+
+/* route_get fills r for traffic from 'from' (may be unset) to 'to'.
+ * Returns 0, or -1 with err set. Blocking but bounded: one netlink round
+ * trip with a 1 s receive timeout; call it from a probe thread. */
+int route_get(const struct netaddr *from, const struct netaddr *to,
+    struct route_info *r, char *err);
+/* route_json: {"egress_if", "source", "gateway", "local_if"} */
+cJSON *route_json(const struct route_info *r);
+
+#endif
