@@ -66,6 +66,8 @@ test_degenerate(void **state)
 
 	(void)state;
 	assert_int_equal(mtu_search(576, 576, fake_try, &f, &tries), 576);
+	assert_int_equal(mtu_search(576, 577, fake_try, &f, &tries), 577);
+	f.limit = 576;
 	assert_int_equal(mtu_search(576, 577, fake_try, &f, &tries), 576);
 }
 
