@@ -542,7 +542,7 @@ cmd_probe(const struct gopts *g, enum pcmd_kind kind, int argc, char **argv)
 		case O_TCP: o.tcp = true; break;
 		case O_UDP: o.tcp = false; break;
 		case O_SIZE:
-			if ((n = parse_list("--size", optarg, 32, 65507,
+			if ((n = parse_list("--size", optarg, 32, 65536,
 			    o.sizes, 16, false)) == -1)
 				return EXIT_USAGE;
 			o.nsizes = n;
@@ -591,6 +591,13 @@ cmd_probe(const struct gopts *g, enum pcmd_kind kind, int argc, char **argv)
 	}
 	o.a = argv[optind];
 	o.b = argv[optind + 1];
+	for (i = 0; i < o.nsizes; i++) {
+		if (!o.tcp && o.sizes[i] > 65507) {
+			fprintf(stderr, "cephfab: --size: %u is larger than a "
+			    "UDP datagram (65507); use --tcp\n", o.sizes[i]);
+			return EXIT_USAGE;
+		}
+	}
 	if (kind == PC_REACH && (!have_from || !have_to)) {
 		fprintf(stderr, "cephfab: reach: give --from-net and "
 		    "--to-net\n");
