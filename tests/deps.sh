@@ -10,7 +10,7 @@ PKGS=(
 	clang libclang-rt-14-dev	# libFuzzer harnesses
 	iproute2 iptables nftables ethtool	# the lab: namespaces, faults
 	frr				# real routers in the lab
-	iperf3				# the peer tool bench/ compares against
+	iperf3 sockperf qperf bc	# the peer tools bench/ compares against
 	jq procps psmisc iputils-ping	# integration test assertions
 )
 missing=()
