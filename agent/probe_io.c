@@ -298,6 +298,7 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 	uint8_t *buf = calloc(1, size), *rb = malloc(65536);
 	char cbuf[256];
 	uint64_t i, lost = 0, start = now_ns(), rseq, t0, t1, sent = 0;
+	unsigned streak = 0;
 	uint32_t flags;
 	cJSON *o;
 
@@ -310,6 +311,14 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 	timeo(fd, (int)p->timeout_ms);
 	for (i = 0; i < p->count && !stopped(p, end); i++) {
 		struct iovec iov = { rb, 65536 };
+
+		/* Five timeouts in a row: the path is down for this size;
+		 * count the rest as lost instead of waiting for each. */
+		if (streak >= 5) {
+			lost += p->count - i;
+			sent += p->count - i;
+			break;
+		}
 		struct msghdr mh;
 		struct cmsghdr *cm;
 		ssize_t n;
@@ -331,12 +340,14 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 			n = recvmsg(fd, &mh, 0);
 			if (n < 0) {
 				lost++;	/* timed out: counted, not waited on */
+				streak++;
 				break;
 			}
 			if (get_hdr(rb, (size_t)n, p, &flags, &rseq) == -1 ||
 			    rseq != *seq)
 				continue;	/* a late answer to an old one */
 			t1 = now_ns();
+			streak = 0;
 			hist_add(h, t1 - t0);
 			for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh,
 			    cm)) {

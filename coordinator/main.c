@@ -17,6 +17,8 @@
 #include "hosts.h"
 #include "tput.h"
 #include "probecmd.h"
+#include "matrix.h"
+#include "store.h"
 #include "units.h"
 #include "inventory.h"
 #include "log.h"
@@ -53,6 +55,11 @@ usage(FILE *f)
 	    "  mtu A B            configured vs path MTU, both ways\n"
 	    "  ports A B          Ceph's ports: open, refused or filtered\n"
 	    "  reach A B --from-net N --to-net M   cross-network reachability\n"
+	    "  matrix [opts]      every pair on both networks, findings, "
+	    "verdict (matrix --help)\n"
+	    "  runs [--db F]      the stored matrix runs\n"
+	    "  report RUN [opts]  render a stored run again (same outputs as "
+	    "matrix)\n"
 	    "  version            print the version\n"
 	    "options:\n"
 	    "  -i, --inventory F  inventory file (see configs/README.md)\n"
@@ -650,6 +657,244 @@ cmd_probe(const struct gopts *g, enum pcmd_kind kind, int argc, char **argv)
 	return rc;
 }
 
+static void
+matrix_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV matrix [--net public,cluster] "
+	    "[--tests bw,lat,mtu,ports] [-P N] [-t S]\n"
+	    "         [--mode pairwise] [--profile FILE] [--db FILE] "
+	    "[--resume RUN] [--max-per-rack N]\n"
+	    "         [--html FILE] [--json FILE|-] [--junit FILE] [--prom FILE]\n"
+	    "       cephfab -i INV report RUN [--db FILE] [same outputs]\n"
+	    "  --net LIST      networks (default: both where the inventory has "
+	    "them)\n"
+	    "  --tests LIST    bw (throughput), lat, mtu, ports (default: all)\n"
+	    "  -P N, -t S      streams each way and seconds per pair (default "
+	    "2, 5)\n"
+	    "  --profile F     acceptance thresholds (configs/profiles/*.conf)\n"
+	    "  --db F          results database (default ./cephfab.db)\n"
+	    "  --resume RUN    finish an interrupted run\n"
+	    "  --max-per-rack N  inter-rack pairs per rack per round\n"
+	    "  --concurrency N probe cells at once (default 4)\n"
+	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
+}
+
+static int
+cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
+{
+	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
+	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC };
+	static const struct option mopts[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "tests", required_argument, NULL, O_TESTS },
+		{ "parallel", required_argument, NULL, 'P' },
+		{ "time", required_argument, NULL, 't' },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "profile", required_argument, NULL, O_PROFILE },
+		{ "db", required_argument, NULL, O_DB },
+		{ "resume", required_argument, NULL, O_RESUME },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "json", required_argument, NULL, O_JSONF },
+		{ "junit", required_argument, NULL, O_JUNIT },
+		{ "prom", required_argument, NULL, O_PROM },
+		{ "max-per-rack", required_argument, NULL, O_MPR },
+		{ "concurrency", required_argument, NULL, O_CONC },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct matrix_opts o;
+	struct inventory inv;
+	char err[CF_ERRLEN], buf[256], *tok, *save;
+	const char *nets = NULL;
+	int ch, rc;
+	double d;
+
+	memset(&o, 0, sizeof(o));
+	o.tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS;
+	o.streams = 2;
+	o.secs = 5;
+	o.concurrency = 4;
+	o.db = "cephfab.db";
+	o.json_stdout = g->json;
+	profile_defaults(&o.prof);
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "P:t:h", mopts, NULL)) != -1) {
+		switch (ch) {
+		case O_NET: nets = optarg; break;
+		case O_TESTS:
+			o.tests = 0;
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			save = NULL;
+			for (tok = strtok_r(buf, ",", &save); tok;
+			    tok = strtok_r(NULL, ",", &save)) {
+				if (strcmp(tok, "bw") == 0) o.tests |= MT_BW;
+				else if (strcmp(tok, "lat") == 0) o.tests |= MT_LAT;
+				else if (strcmp(tok, "mtu") == 0) o.tests |= MT_MTU;
+				else if (strcmp(tok, "ports") == 0)
+					o.tests |= MT_PORTS;
+				else {
+					fprintf(stderr, "cephfab: matrix: "
+					    "--tests: '%s' is not bw, lat, mtu "
+					    "or ports\n", tok);
+					return EXIT_USAGE;
+				}
+			}
+			break;
+		case 'P':
+			if (parse_num("-P", optarg, 1, 64, &d))
+				return EXIT_USAGE;
+			o.streams = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 1, 300, &o.secs))
+				return EXIT_USAGE;
+			break;
+		case O_MODE:
+			if (strcmp(optarg, "pairwise") != 0) {
+				fprintf(stderr, "cephfab: matrix: --mode: only "
+				    "'pairwise' is implemented in this "
+				    "version\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case O_PROFILE:
+			if (profile_load(optarg, &o.prof, err) == -1) {
+				fprintf(stderr, "cephfab: %s\n", err);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_DB: o.db = optarg; break;
+		case O_RESUME:
+			if (parse_num("--resume", optarg, 1, 1e15, &d))
+				return EXIT_USAGE;
+			o.resume = (int64_t)d;
+			break;
+		case O_HTML: o.html = optarg; break;
+		case O_JSONF:
+			/* '-': the JSON on stdout instead of the table. */
+			if (strcmp(optarg, "-") == 0)
+				o.json_stdout = true;
+			else
+				o.json = optarg;
+			break;
+		case O_JUNIT: o.junit = optarg; break;
+		case O_PROM: o.prom = optarg; break;
+		case O_MPR:
+			if (parse_num("--max-per-rack", optarg, 1, 1000, &d))
+				return EXIT_USAGE;
+			o.max_per_rack = (int)d;
+			break;
+		case O_CONC:
+			if (parse_num("--concurrency", optarg, 1, 64, &d))
+				return EXIT_USAGE;
+			o.concurrency = (int)d;
+			break;
+		case 'h': matrix_usage(stdout); return EXIT_PASS;
+		default: matrix_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != (report ? 1 : 0)) {
+		matrix_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (nets) {
+		snprintf(buf, sizeof(buf), "%s", nets);
+		save = NULL;
+		for (tok = strtok_r(buf, ",", &save); tok;
+		    tok = strtok_r(NULL, ",", &save)) {
+			if (strcmp(tok, "public") == 0)
+				o.nets |= 1;
+			else if (strcmp(tok, "cluster") == 0)
+				o.nets |= 2;
+			else {
+				fprintf(stderr, "cephfab: matrix: --net: '%s' is "
+				    "not public or cluster\n", tok);
+				inventory_free(&inv);
+				return EXIT_USAGE;
+			}
+		}
+	} else {
+		struct inv_host *h;
+		int pub = 1, clu = 1;
+
+		TAILQ_FOREACH(h, &inv.hosts, entry) {
+			pub &= h->pub.family != 0;
+			clu &= h->clus.family != 0;
+		}
+		o.nets = pub | clu << 1;
+		if (o.nets == 0) {
+			fprintf(stderr, "cephfab: matrix: no network on which "
+			    "every host of %s has an address\n", inv.path);
+			inventory_free(&inv);
+			return EXIT_USAGE;
+		}
+	}
+	o.inventory = inv.path;
+	o.key = g->key;
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	if (report) {
+		if (parse_num("RUN", argv[optind], 1, 1e15, &d)) {
+			inventory_free(&inv);
+			return EXIT_USAGE;
+		}
+		rc = matrix_report(&inv, &o, (int64_t)d);
+	} else {
+		rc = matrix_run(&inv, &o);
+	}
+	inventory_free(&inv);
+	return rc;
+}
+
+static int
+cmd_runs(const struct gopts *g, int argc, char **argv)
+{
+	struct store st;
+	char err[CF_ERRLEN];
+	const char *db = "cephfab.db";
+	cJSON *runs, *r;
+
+	if (argc == 3 && strcmp(argv[1], "--db") == 0)
+		db = argv[2];
+	else if (argc != 1) {
+		fprintf(stderr, "usage: cephfab runs [--db FILE]\n");
+		return EXIT_USAGE;
+	}
+	if (access(db, R_OK) != 0) {
+		fprintf(stderr, "cephfab: runs: %s: %s\n", db,
+		    strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (store_open(&st, db, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	runs = store_runs(&st);
+	if (g->json) {
+		out_json(runs);
+	} else {
+		printf("%6s  %-19s  %-10s  %5s  %s\n", "RUN", "STARTED",
+		    "VERDICT", "CELLS", "INVENTORY");
+		cJSON_ArrayForEach(r, runs) {
+			double id = 0, cells = 0;
+			const char *started = "", *verdict = "", *inv = "";
+
+			pj_get_double(r, "id", 0, 1e15, &id, err);
+			pj_get_double(r, "cells", 0, 1e15, &cells, err);
+			pj_get_str(r, "started", 0, 64, &started, err);
+			pj_get_str(r, "verdict", 0, 32, &verdict, err);
+			pj_get_str(r, "inventory", 0, 4096, &inv, err);
+			printf("%6.0f  %-19s  %-10s  %5.0f  %s\n", id, started,
+			    verdict, cells, inv);
+		}
+	}
+	cJSON_Delete(runs);
+	store_close(&st);
+	return EXIT_PASS;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -716,6 +961,12 @@ main(int argc, char **argv)
 		return cmd_probe(&g, PC_PORTS, argc, argv);
 	if (strcmp(cmd, "reach") == 0)
 		return cmd_probe(&g, PC_REACH, argc, argv);
+	if (strcmp(cmd, "matrix") == 0)
+		return cmd_matrix(&g, argc, argv, false);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_matrix(&g, argc, argv, true);
+	if (strcmp(cmd, "runs") == 0)
+		return cmd_runs(&g, argc, argv);
 	/* Options may also follow the command word: "hosts --json". */
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+i:k:jt:v", opts, NULL)) != -1) {

@@ -101,7 +101,9 @@ pcmd_pex(struct pcmd *c, struct sess *resp, struct inv_host *hr,
 			cJSON_AddItemToArray(arr,
 			    cJSON_CreateNumber(o->ports[i]));
 		cJSON_AddItemToObject(runb, "ports", cJSON_Duplicate(arr, 1));
-		cJSON_AddNumberToObject(runb, "timeout_ms", 1000);
+		/* 2.5 s covers one lost SYN (retried after 1 s): a lossy
+		 * path is not a firewall. */
+		cJSON_AddNumberToObject(runb, "timeout_ms", 2500);
 		break;
 	}
 	return pex_new(&c->pl, resp, open, run, runb, pcmd_done, c);

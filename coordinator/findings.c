@@ -1,0 +1,468 @@
+/* findings: classify a measured matrix, see findings.h. */
+#include "findings.h"
+#include "ini.h"
+#include "pj.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AT(a, i, j) ((a)[(i) * v->n + (j)])
+
+static int
+dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *x, int n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(x, (size_t)n, sizeof(*x), dcmp);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static cJSON *
+add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
+    int a, int b, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+static cJSON *
+add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
+    int a, int b, const char *hint, const char *fmt, ...)
+{
+	cJSON *f = cJSON_CreateObject(), *hosts;
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(f, "kind", kind);
+	cJSON_AddStringToObject(f, "severity", sev);
+	cJSON_AddStringToObject(f, "network", v->net);
+	hosts = cJSON_AddArrayToObject(f, "hosts");
+	if (a >= 0 && b >= 0 && strcmp(v->names[b], v->names[a]) < 0) {
+		int t = a;
+
+		a = b;
+		b = t;
+	}
+	if (a >= 0)
+		cJSON_AddItemToArray(hosts, cJSON_CreateString(v->names[a]));
+	if (b >= 0)
+		cJSON_AddItemToArray(hosts, cJSON_CreateString(v->names[b]));
+	cJSON_AddStringToObject(f, "summary", msg);
+	cJSON_AddObjectToObject(f, "evidence");
+	cJSON_AddStringToObject(f, "hint", hint);
+	cJSON_AddItemToArray(out, f);
+	return f;
+}
+
+static void
+ev_num(cJSON *f, const char *k, double x)
+{
+	cJSON *e = cJSON_GetObjectItem(f, "evidence");
+
+	if (isfinite(x))
+		cJSON_AddNumberToObject(e, k, x);
+}
+
+int
+findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
+{
+	int n = v->n, i, j, errors = 0, k;
+	double thr = p->line_gbps * p->min_pct / 100.0;
+	int *slow = calloc((size_t)(n * n), sizeof(int));
+	int *done = calloc((size_t)(n * n), sizeof(int));
+	int *slow_host = calloc((size_t)n, sizeof(int));
+	double *tmp = malloc((size_t)(n * n + 1) * sizeof(double));
+	cJSON *f;
+
+	if (!slow || !done || !slow_host || !tmp)
+		goto out;
+	/* An MTU black hole stalls every large-packet test on its path:
+	 * it is the finding for that pair, not 'unreachable' or 'slow'. */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j && v->mtu_path &&
+			    isfinite(AT(v->mtu_path, i, j)) &&
+			    (AT(v->mtu_path, i, j) < AT(v->mtu_conf, i, j) ||
+			    AT(v->mtu_path, i, j) < p->required_mtu))
+				AT(done, i, j) = AT(done, j, i) = 1;
+	/* Lost cells first: nothing else can be said about them. */
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			if (!(v->lost && (AT(v->lost, i, j) || AT(v->lost, j,
+			    i))) || AT(done, i, j))
+				continue;
+			f = add(out, "unreachable", "error", v, i, j,
+			    "check the agents, the links and the firewall on "
+			    "both hosts", "%s and %s could not be measured on "
+			    "the %s network: %s", v->names[i], v->names[j],
+			    v->net, v->lost_why && AT(v->lost_why, i, j) ?
+			    AT(v->lost_why, i, j) : v->lost_why &&
+			    AT(v->lost_why, j, i) ? AT(v->lost_why, j, i) :
+			    "no answer");
+			(void)f;
+			errors++;
+			AT(done, i, j) = AT(done, j, i) = 1;
+		}
+	}
+	/* Slow cells against the profile's floor. */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j && v->gbps && isfinite(AT(v->gbps, i, j)) &&
+			    AT(v->gbps, i, j) < thr && !AT(done, i, j))
+				AT(slow, i, j) = 1;
+	/* A slow host: most of its cells, both ways, are slow while the
+	 * rest of the fabric is not. */
+	for (i = 0; i < n && v->gbps; i++) {
+		int mine = 0, mine_slow = 0, other = 0, other_slow = 0;
+
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			for (k = 0; k < 2; k++) {
+				int a = k ? j : i, b = k ? i : j;
+
+				if (!isfinite(AT(v->gbps, a, b)) ||
+				    AT(done, a, b))
+					continue;
+				mine++;
+				mine_slow += AT(slow, a, b);
+			}
+		}
+		for (j = 0; j < n; j++)
+			for (k = 0; k < n; k++)
+				if (j != k && j != i && k != i &&
+				    isfinite(AT(v->gbps, j, k))) {
+					other++;
+					other_slow += AT(slow, j, k);
+				}
+		if (mine >= 4 && mine_slow * 4 >= mine * 3 &&
+		    (other == 0 || other_slow * 2 < other))
+			slow_host[i] = 1;
+	}
+	for (i = 0; i < n; i++) {
+		int m = 0;
+
+		if (!slow_host[i])
+			continue;
+		for (j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			if (isfinite(AT(v->gbps, i, j)))
+				tmp[m++] = AT(v->gbps, i, j);
+			if (isfinite(AT(v->gbps, j, i)))
+				tmp[m++] = AT(v->gbps, j, i);
+			AT(done, i, j) = AT(done, j, i) = 1;
+		}
+		f = add(out, "slow_host", "error", v, i, -1, "check this "
+		    "host's NIC, driver, cable and switch port",
+		    "%s is slow with every peer on the %s network: median "
+		    "%.2f Gbit/s against a floor of %.2f", v->names[i], v->net,
+		    median(tmp, m), thr);
+		ev_num(f, "median_gbps", median(tmp, m));
+		ev_num(f, "floor_gbps", thr);
+		errors++;
+	}
+	/* A rack uplink: pairs between two racks slow, inside both fine. */
+	if (v->rack && v->gbps) {
+		int ra, rb, maxr = 0;
+
+		for (i = 0; i < n; i++)
+			if (v->rack[i] > maxr)
+				maxr = v->rack[i];
+		for (ra = 0; ra <= maxr; ra++) {
+			for (rb = ra + 1; rb <= maxr; rb++) {
+				int cross = 0, cslow = 0, in = 0, islow = 0, m = 0;
+				int ha = -1, hb = -1;
+
+				for (i = 0; i < n; i++) {
+					for (j = 0; j < n; j++) {
+						if (i == j || slow_host[i] ||
+						    slow_host[j] ||
+						    !isfinite(AT(v->gbps, i, j)))
+							continue;
+						if ((v->rack[i] == ra &&
+						    v->rack[j] == rb) ||
+						    (v->rack[i] == rb &&
+						    v->rack[j] == ra)) {
+							cross++;
+							cslow += AT(slow, i, j);
+							tmp[m++] = AT(v->gbps,
+							    i, j);
+							if (ha < 0 &&
+							    v->rack[i] == ra)
+								ha = i;
+							if (hb < 0 &&
+							    v->rack[j] == rb)
+								hb = j;
+						} else if (v->rack[i] ==
+						    v->rack[j] &&
+						    (v->rack[i] == ra ||
+						    v->rack[i] == rb)) {
+							in++;
+							islow += AT(slow, i, j);
+						}
+					}
+				}
+				if (cross < 4 || cslow * 4 < cross * 3 ||
+				    in == 0 || islow * 4 >= in)
+					continue;
+				for (i = 0; i < n; i++)
+					for (j = 0; j < n; j++)
+						if ((v->rack[i] == ra &&
+						    v->rack[j] == rb) ||
+						    (v->rack[i] == rb &&
+						    v->rack[j] == ra))
+							AT(done, i, j) = 1;
+				f = add(out, "rack_uplink", "error", v, ha, hb,
+				    "check the uplinks and spine ports between "
+				    "these racks", "pairs between the racks of "
+				    "%s and %s are slow on the %s network "
+				    "(median %.2f Gbit/s, floor %.2f) while "
+				    "pairs inside each rack are not",
+				    v->names[ha], v->names[hb], v->net,
+				    median(tmp, m), thr);
+				ev_num(f, "median_gbps", median(tmp, m));
+				errors++;
+			}
+		}
+	}
+	/* What is left, per pair. */
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			double ab = v->gbps ? AT(v->gbps, i, j) : NAN;
+			double ba = v->gbps ? AT(v->gbps, j, i) : NAN;
+			double r = NAN, q;
+
+			if (AT(done, i, j))
+				continue;
+			if (AT(slow, i, j) || AT(slow, j, i)) {
+				f = add(out, "slow_pair", "error", v, i, j,
+				    "check the path between these two hosts "
+				    "(ECMP member, bond member, switch port)",
+				    "%s -> %s %.2f Gbit/s, %s -> %s %.2f "
+				    "Gbit/s on the %s network, below the "
+				    "floor of %.2f", v->names[i], v->names[j],
+				    ab, v->names[j], v->names[i], ba, v->net,
+				    thr);
+				ev_num(f, "gbps_ab", ab);
+				ev_num(f, "gbps_ba", ba);
+				errors++;
+			} else if (isfinite(ab) && isfinite(ba) &&
+			    fabs(ab - ba) > fmax(ab, ba) * p->asym_pct / 100) {
+				f = add(out, "asymmetric", "warn", v, i, j,
+				    "compare the two directions' paths and "
+				    "port counters", "%s -> %s %.2f Gbit/s but "
+				    "%s -> %s %.2f Gbit/s on the %s network",
+				    v->names[i], v->names[j], ab, v->names[j],
+				    v->names[i], ba, v->net);
+				ev_num(f, "gbps_ab", ab);
+				ev_num(f, "gbps_ba", ba);
+			}
+			if (v->rpg) {
+				r = fmax(isfinite(AT(v->rpg, i, j)) ?
+				    AT(v->rpg, i, j) : 0, isfinite(AT(v->rpg,
+				    j, i)) ? AT(v->rpg, j, i) : 0);
+				if (r > p->max_rpg) {
+					f = add(out, "lossy_pair", "error", v,
+					    i, j, "look for drops and CRC "
+					    "errors on the ports of this path",
+					    "%s <-> %s: %.0f retransmits per "
+					    "GB on the %s network (limit %.0f)",
+					    v->names[i], v->names[j], r,
+					    v->net, p->max_rpg);
+					ev_num(f, "retransmits_per_gb", r);
+					errors++;
+				}
+			}
+			if (v->p99) {
+				int m = 0;
+				double med;
+
+				for (k = 0; k < n * n; k++)
+					if (isfinite(v->p99[k]))
+						tmp[m++] = v->p99[k];
+				med = median(tmp, m);
+				q = fmax(isfinite(AT(v->p99, i, j)) ?
+				    AT(v->p99, i, j) : 0, isfinite(AT(v->p99,
+				    j, i)) ? AT(v->p99, j, i) : 0);
+				/* Over the profile's limit, or k times the
+				 * fabric's median and clearly above noise. */
+				if (q > p->max_p99_us || (isfinite(med) &&
+				    m >= 4 && q > p->latency_k * med &&
+				    q > med + 200)) {
+					f = add(out, "high_latency", "warn", v,
+					    i, j, "look for queueing (a busy or "
+					    "oversubscribed port) on this path",
+					    "%s <-> %s: RTT p99 %.0f us on the "
+					    "%s network (limit %.0f us, fabric "
+					    "median %.0f us)", v->names[i],
+					    v->names[j], q, v->net,
+					    p->max_p99_us, med);
+					ev_num(f, "rtt_p99_us", q);
+				}
+			}
+		}
+	}
+	/* MTU, ports and egress, per direction. */
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			if (v->mtu_path && isfinite(AT(v->mtu_path, i, j)) &&
+			    (AT(v->mtu_path, i, j) < AT(v->mtu_conf, i, j) ||
+			    AT(v->mtu_path, i, j) < p->required_mtu)) {
+				f = add(out, "mtu_blackhole", "error", v, i, j,
+				    "check the MTU of every switch port and "
+				    "interface on this path",
+				    "%s -> %s on the %s network: %.0f-byte "
+				    "packets configured, only %.0f cross",
+				    v->names[i], v->names[j], v->net,
+				    AT(v->mtu_conf, i, j), AT(v->mtu_path, i,
+				    j));
+				ev_num(f, "configured", AT(v->mtu_conf, i, j));
+				ev_num(f, "path", AT(v->mtu_path, i, j));
+				errors++;
+			}
+			if (v->ports_bad && AT(v->ports_bad, i, j) > 0) {
+				add(out, "port_blocked", "error", v, i, j,
+				    "check the firewall on the destination "
+				    "host and on the path",
+				    "%s -> %s on the %s network: %s",
+				    v->names[i], v->names[j], v->net,
+				    v->ports_what && AT(v->ports_what, i, j) ?
+				    AT(v->ports_what, i, j) : "ports closed");
+				errors++;
+			}
+			if (v->wrong_egress && AT(v->wrong_egress, i, j)) {
+				add(out, "wrong_egress", "error", v, i, j,
+				    "check the routes on the source host",
+				    "%s -> %s on the %s network: %s",
+				    v->names[i], v->names[j], v->net,
+				    v->egress_what && AT(v->egress_what, i, j) ?
+				    AT(v->egress_what, i, j) : "wrong NIC");
+				errors++;
+			}
+		}
+	}
+out:
+	free(slow);
+	free(done);
+	free(slow_host);
+	free(tmp);
+	return errors;
+}
+
+void
+profile_defaults(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "default");
+	p->line_gbps = 10;
+	p->min_pct = 70;
+	p->max_rpg = 100;
+	p->max_p99_us = 2000;
+	p->latency_k = 5;
+	p->asym_pct = 30;
+	p->required_mtu = 0;
+}
+
+static int
+prof_section(void *u, const char *kind, const char *name, int line, char *err)
+{
+	(void)u;
+	(void)name;
+	(void)line;
+	if (strcmp(kind, "profile") != 0) {
+		snprintf(err, CF_ERRLEN, "unknown section [%s] (only "
+		    "[profile])", kind);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+prof_num(const char *key, const char *val, double min, double max,
+    double *out, char *err)
+{
+	char *end;
+	double d = strtod(val, &end);
+
+	if (*val == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+		snprintf(err, CF_ERRLEN, "%s: '%s' is not a number in [%g, %g]",
+		    key, val, min, max);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int
+prof_pair(void *u, const char *key, const char *val, int line, char *err)
+{
+	struct profile *p = u;
+	double d;
+
+	(void)line;
+	if (strcmp(key, "name") == 0) {
+		snprintf(p->name, sizeof(p->name), "%s", val);
+		return 0;
+	}
+	if (strcmp(key, "line_rate_gbps") == 0)
+		return prof_num(key, val, 0.001, 10000, &p->line_gbps, err);
+	if (strcmp(key, "min_bandwidth_pct") == 0)
+		return prof_num(key, val, 1, 100, &p->min_pct, err);
+	if (strcmp(key, "max_retransmits_per_gb") == 0)
+		return prof_num(key, val, 0, 1e9, &p->max_rpg, err);
+	if (strcmp(key, "max_rtt_p99_us") == 0)
+		return prof_num(key, val, 1, 1e9, &p->max_p99_us, err);
+	if (strcmp(key, "latency_factor") == 0)
+		return prof_num(key, val, 1, 1000, &p->latency_k, err);
+	if (strcmp(key, "max_asymmetry_pct") == 0)
+		return prof_num(key, val, 1, 100, &p->asym_pct, err);
+	if (strcmp(key, "required_mtu") == 0) {
+		if (prof_num(key, val, 0, 65535, &d, err) == -1)
+			return -1;
+		p->required_mtu = (uint32_t)d;
+		return 0;
+	}
+	if (strcmp(key, "required_ports") == 0) {
+		char buf[512], *t, *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", val);
+		p->nports = 0;
+		for (t = strtok_r(buf, ", ", &save); t;
+		    t = strtok_r(NULL, ", ", &save)) {
+			if (p->nports == 64 || prof_num(key, t, 1, 65535, &d,
+			    err) == -1) {
+				if (p->nports == 64)
+					snprintf(err, CF_ERRLEN, "%s: more than "
+					    "64 ports", key);
+				return -1;
+			}
+			p->ports[p->nports++] = (uint16_t)d;
+		}
+		return 0;
+	}
+	snprintf(err, CF_ERRLEN, "unknown key '%s'", key);
+	return -1;
+}
+
+int
+profile_load(const char *path, struct profile *p, char *err)
+{
+	struct ini_handler h = { prof_section, prof_pair };
+
+	profile_defaults(p);
+	return ini_parse_file(path, &h, p, err);
+}

@@ -1,0 +1,56 @@
+/*
+ * findings: from a matrix of measurements to what is wrong and where.
+ * Pure functions on arrays, so synthetic matrices test them. A healthy
+ * fabric gives no finding: the verdict must not cry wolf.
+ */
+#ifndef CF_FINDINGS_H
+#define CF_FINDINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+/* An acceptance profile (configs/profiles/NAME.conf). */
+struct profile {
+	char name[64];
+	double line_gbps;	/* the slower end's line rate */
+	double min_pct;		/* a pair below this % of line rate is slow */
+	double max_rpg;		/* retransmits per GB */
+	double max_p99_us;	/* RTT p99 */
+	double latency_k;	/* or k x the fabric's median p99 */
+	double asym_pct;	/* A->B vs B->A */
+	uint32_t required_mtu;
+	uint16_t ports[64];
+	int nports;
+};
+
+/* One network's matrix. Arrays are n*n, [i*n+j] for i -> j; NAN where
+ * nothing was measured. Strings may be NULL. */
+struct mview {
+	const char *net;
+	int n;
+	const char *const *names;
+	const int *rack;		/* rack id per host */
+	const double *gbps;
+	const double *rpg;		/* retransmits per GB */
+	const double *p99;		/* microseconds */
+	const double *mtu_conf, *mtu_path;
+	const int *lost;		/* cell could not be measured */
+	const char *const *lost_why;
+	const int *ports_bad;		/* ports not open */
+	const char *const *ports_what;
+	const int *wrong_egress;
+	const char *const *egress_what;
+};
+
+/* findings_compute appends this network's findings to out (an array).
+ * Returns how many of them are errors (a failing verdict). */
+int findings_compute(const struct mview *v, const struct profile *p,
+    cJSON *out);
+
+/* profile_load reads a profile file; -1 with err ("file:line: ..."). */
+int profile_load(const char *path, struct profile *p, char *err);
+void profile_defaults(struct profile *p);
+
+#endif

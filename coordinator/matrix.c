@@ -1,0 +1,719 @@
+/* matrix: schedule and run the cells of an all-pairs test, see matrix.h. */
+#include "matrix.h"
+#include "log.h"
+#include "out.h"
+#include "pj.h"
+#include "sched.h"
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ev.h>
+
+static const char *test_names[] = { "bw", "lat", "mtu", "ports" };
+
+struct job {
+	struct mrun *m;
+	int net, test;			/* test: index into test_names */
+	int a, b;
+	bool retest;
+	pid_t pid;
+	int fd;
+	ev_io rw;
+	ev_child cw;
+	char *out;
+	size_t len, cap;
+	bool eof, exited;
+	int status;
+};
+
+struct mrun {
+	struct ev_loop *loop;
+	const struct matrix_opts *o;
+	struct inventory *inv;
+	struct inv_host **h;
+	int n;
+	struct store st;
+	int64_t run;
+	cJSON *stored;			/* cells already in the DB */
+	struct job **queue;		/* probe jobs, then rounds */
+	int nq, next;			/* next job to start */
+	int *round_end;			/* jobs of round r end at this index */
+	int running, done, total;
+	bool interrupted;
+	double t0;
+	ev_signal sigint_w, sigterm_w;
+	unsigned char *mtu_bad;		/* [net][a][b]: a black hole */
+	bool mtu_known;
+};
+
+static const char *
+net_name(int net)
+{
+	return net ? "cluster" : "public";
+}
+
+static bool
+stored(struct mrun *m, int net, int test, int a, int b)
+{
+	const cJSON *c;
+	char err[CF_ERRLEN];
+
+	cJSON_ArrayForEach(c, m->stored) {
+		const char *n, *s, *d, *t;
+
+		if (pj_get_str(c, "network", 0, 16, &n, err) == 0 &&
+		    pj_get_str(c, "src", 0, 64, &s, err) == 0 &&
+		    pj_get_str(c, "dst", 0, 64, &d, err) == 0 &&
+		    pj_get_str(c, "test", 0, 16, &t, err) == 0 &&
+		    strcmp(n, net_name(net)) == 0 && strcmp(t,
+		    test_names[test]) == 0 && strcmp(s, m->h[a]->name) == 0 &&
+		    strcmp(d, m->h[b]->name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int
+enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
+{
+	struct job *j;
+
+	if (!retest && stored(m, net, test, a, b))
+		return 0;	/* --resume: measured already */
+	j = calloc(1, sizeof(*j));
+	if (j == NULL)
+		return -1;
+	j->m = m;
+	j->net = net;
+	j->test = test;
+	j->a = a;
+	j->b = b;
+	j->retest = retest;
+	j->fd = -1;
+	m->queue = realloc(m->queue, (size_t)(m->nq + 1) * sizeof(*m->queue));
+	if (m->queue == NULL)
+		return -1;
+	m->queue[m->nq++] = j;
+	m->total++;
+	return 0;
+}
+
+/* job_argv: the child command of a cell. */
+static void
+job_argv(struct job *j, char **argv, char bufs[8][32])
+{
+	const struct matrix_opts *o = j->m->o;
+	int k = 0;
+
+	argv[k++] = "cephfab";
+	argv[k++] = "-i";
+	argv[k++] = (char *)o->inventory;
+	if (o->key) {
+		argv[k++] = "-k";
+		argv[k++] = (char *)o->key;
+	}
+	snprintf(bufs[0], 32, "%.1f", o->timeout);
+	argv[k++] = "-t";
+	argv[k++] = bufs[0];
+	argv[k++] = (char *)(j->test == 0 ? "pair" : j->test == 1 ? "latency" :
+	    j->test == 2 ? "mtu" : "ports");
+	argv[k++] = j->m->h[j->a]->name;
+	argv[k++] = j->m->h[j->b]->name;
+	argv[k++] = "--net";
+	argv[k++] = (char *)net_name(j->net);
+	argv[k++] = "--json";
+	switch (j->test) {
+	case 0:
+		snprintf(bufs[1], 32, "%u", o->streams);
+		snprintf(bufs[2], 32, "%.1f", o->secs);
+		argv[k++] = "--bidir";
+		argv[k++] = "-P";
+		argv[k++] = bufs[1];
+		argv[k++] = "-t";
+		argv[k++] = bufs[2];
+		break;
+	case 1:
+		/* Low rate: probes run while other cells do. */
+		argv[k++] = "--size";
+		argv[k++] = "64,2000";
+		argv[k++] = "--count";
+		argv[k++] = "200";
+		argv[k++] = "--rate";
+		argv[k++] = "500";
+		break;
+	case 3:
+		if (o->prof.nports) {
+			char *p = bufs[3];
+			int i, off = 0;
+
+			for (i = 0; i < o->prof.nports && off < 28; i++)
+				off += snprintf(p + off, (size_t)(32 - off),
+				    "%s%u", i ? "," : "", o->prof.ports[i]);
+			argv[k++] = "--ports";
+			argv[k++] = p;
+		}
+		break;
+	}
+	argv[k] = NULL;
+}
+
+static void job_start(struct mrun *m, struct job *j);
+static void pump(struct mrun *m);
+
+/* mtu_learn reads the stored MTU cells once the probes are done: a
+ * throughput test across a black hole only stalls, so it is skipped. */
+static void
+mtu_learn(struct mrun *m)
+{
+	cJSON *cells = store_cells(&m->st, m->run), *c, *r;
+	char err[CF_ERRLEN];
+	int n = m->n;
+
+	m->mtu_known = true;
+	m->mtu_bad = calloc((size_t)(2 * n * n), 1);
+	if (m->mtu_bad == NULL) {
+		cJSON_Delete(cells);
+		return;
+	}
+	cJSON_ArrayForEach(c, cells) {
+		const char *t, *net;
+		const cJSON *data;
+
+		if (pj_get_str(c, "test", 0, 16, &t, err) == -1 ||
+		    strcmp(t, "mtu") != 0 ||
+		    pj_get_str(c, "network", 0, 16, &net, err) == -1 ||
+		    pj_get_obj(c, "data", &data, err) == -1)
+			continue;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
+			const char *from, *to;
+			double conf, path;
+			int a, b;
+
+			if (pj_get_str(r, "from", 0, 64, &from, err) == -1 ||
+			    pj_get_str(r, "to", 0, 64, &to, err) == -1 ||
+			    pj_get_double(r, "configured", 0, 1e6, &conf,
+			    err) == -1 || pj_get_double(r, "path", 0, 1e6,
+			    &path, err) == -1 || path >= conf)
+				continue;
+			for (a = 0; a < n && strcmp(m->h[a]->name, from); a++)
+				;
+			for (b = 0; b < n && strcmp(m->h[b]->name, to); b++)
+				;
+			if (a < n && b < n) {
+				int k = strcmp(net, "cluster") == 0;
+
+				m->mtu_bad[k * n * n + a * n + b] = 1;
+				m->mtu_bad[k * n * n + b * n + a] = 1;
+			}
+		}
+	}
+	cJSON_Delete(cells);
+}
+
+static bool
+mtu_blocked(struct mrun *m, int net, int a, int b)
+{
+	if (!m->mtu_known)
+		mtu_learn(m);
+	return m->mtu_bad && m->mtu_bad[net * m->n * m->n + a * m->n + b];
+}
+
+static void
+job_finish(struct job *j)
+{
+	struct mrun *m = j->m;
+	char err[CF_ERRLEN];
+	const char *state = "ok", *why = NULL;
+	cJSON *data = NULL;
+	int code = WIFEXITED(j->status) ? WEXITSTATUS(j->status) : 3;
+
+	if (j->out)
+		data = cJSON_ParseWithLength(j->out, j->len);
+	if (data == NULL) {
+		data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "error", code == 2 ?
+		    "the test command refused its arguments" :
+		    "no result (the test was killed)");
+	}
+	if (code == 3 || cJSON_GetObjectItem(data, "error")) {
+		state = "lost";
+		if (pj_opt_str(data, "error", 0, 512, "error", &why, err) == -1)
+			why = "error";
+	} else if (code == 1) {
+		state = "findings";
+	}
+	if (!m->interrupted) {
+		if (store_put_cell(&m->st, m->run, net_name(j->net),
+		    m->h[j->a]->name, m->h[j->b]->name, test_names[j->test],
+		    state, data, err) == -1)
+			log_warnx("%s", err);
+	}
+	if (why && !m->interrupted)
+		log_warnx("%s %s -> %s on %s: %s", test_names[j->test],
+		    m->h[j->a]->name, m->h[j->b]->name, net_name(j->net), why);
+	cJSON_Delete(data);
+	free(j->out);
+	j->out = NULL;
+	m->running--;
+	m->done++;
+	pump(m);
+}
+
+static void
+job_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct job *j = w->data;
+	char buf[16384];
+	ssize_t n;
+
+	(void)revents;
+	n = read(j->fd, buf, sizeof(buf));
+	if (n > 0) {
+		/* A cell's JSON is bounded: 8 MiB is far above any. */
+		if (j->len + (size_t)n > 8 * 1024 * 1024)
+			return;
+		if (j->len + (size_t)n + 1 > j->cap) {
+			j->cap = (j->len + (size_t)n + 1) * 2;
+			j->out = realloc(j->out, j->cap);
+			if (j->out == NULL) {
+				j->len = j->cap = 0;
+				return;
+			}
+		}
+		memcpy(j->out + j->len, buf, (size_t)n);
+		j->len += (size_t)n;
+		return;
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	ev_io_stop(loop, &j->rw);
+	close(j->fd);
+	j->fd = -1;
+	j->eof = true;
+	if (j->exited)
+		job_finish(j);
+}
+
+static void
+job_child_cb(struct ev_loop *loop, ev_child *w, int revents)
+{
+	struct job *j = w->data;
+
+	(void)revents;
+	ev_child_stop(loop, w);
+	j->status = w->rstatus;
+	j->exited = true;
+	j->pid = 0;
+	if (j->eof)
+		job_finish(j);
+}
+
+static void
+job_start(struct mrun *m, struct job *j)
+{
+	char *argv[32], bufs[8][32];
+	int p[2];
+
+	if (j->test == 0 && mtu_blocked(m, j->net, j->a, j->b)) {
+		cJSON *d = cJSON_CreateObject();
+		char err[CF_ERRLEN];
+
+		cJSON_AddStringToObject(d, "skipped", "mtu_blackhole");
+		if (store_put_cell(&m->st, m->run, net_name(j->net),
+		    m->h[j->a]->name, m->h[j->b]->name, "bw", "skipped", d,
+		    err) == -1)
+			log_warnx("%s", err);
+		cJSON_Delete(d);
+		m->running++;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
+	job_argv(j, argv, bufs);
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		j->status = 3 << 8;
+		j->exited = j->eof = true;
+		m->running++;
+		job_finish(j);
+		return;
+	}
+	j->pid = fork();
+	if (j->pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(p[1], STDOUT_FILENO);
+		if (null != -1)
+			dup2(null, STDERR_FILENO);
+		/* Children stop by themselves at their deadlines; a
+		 * Ctrl-C on the terminal reaches them too. */
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	m->running++;
+	if (j->pid == -1) {
+		close(p[0]);
+		j->status = 3 << 8;
+		j->exited = j->eof = true;
+		job_finish(j);
+		return;
+	}
+	j->fd = p[0];
+	fcntl(j->fd, F_SETFL, fcntl(j->fd, F_GETFL) | O_NONBLOCK);
+	ev_io_init(&j->rw, job_read_cb, j->fd, EV_READ);
+	ev_child_init(&j->cw, job_child_cb, j->pid, 0);
+	j->rw.data = j->cw.data = j;
+	ev_io_start(m->loop, &j->rw);
+	ev_child_start(m->loop, &j->cw);
+}
+
+static int
+job_round(const struct mrun *m, int idx)
+{
+	int r = 0;
+
+	while (m->round_end[r] <= idx)
+		r++;
+	return r;
+}
+
+/* pump starts what may start: within a round, up to the concurrency (all
+ * of a bandwidth round at once); the next round only when this one is
+ * done. */
+static void
+pump(struct mrun *m)
+{
+	double el = ev_now(m->loop) - m->t0, eta;
+
+	if (m->done > 0) {
+		eta = el / m->done * (m->total - m->done);
+		out_progress("matrix: %d/%d cells, %.0f s elapsed, about %.0f s "
+		    "left", m->done, m->total, el, eta);
+	}
+	while (!m->interrupted && m->next < m->nq) {
+		struct job *j = m->queue[m->next];
+		int r = job_round(m, m->next);
+		int first = r ? m->round_end[r - 1] : 0;
+
+		/* Earlier rounds must have finished. */
+		if (m->done < first)
+			break;
+		if (j->test != 0 && m->running >= m->o->concurrency)
+			break;
+		m->next++;
+		job_start(m, j);
+	}
+	if (m->running == 0 && (m->next >= m->nq || m->interrupted))
+		ev_break(m->loop, EVBREAK_ALL);
+}
+
+static void
+signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct mrun *m = w->data;
+	int i;
+
+	(void)loop;
+	(void)revents;
+	m->interrupted = true;
+	out_progress_done();
+	log_warnx("interrupted: stopping the running cells");
+	/* The children abort their tests within 2 s on SIGINT. */
+	for (i = 0; i < m->nq; i++)
+		if (m->queue[i]->pid > 0)
+			kill(m->queue[i]->pid, SIGINT);
+}
+
+static void
+plan(struct mrun *m)
+{
+	const struct matrix_opts *o = m->o;
+	struct sched s;
+	int net, a, b, r, k, nr = 0;
+	int *rack = calloc((size_t)m->n, sizeof(int));
+	char names[64][INV_NAME_MAX];
+	int nn = 0;
+
+	/* Rack ids by name, for the rack cap. */
+	for (a = 0; a < m->n; a++) {
+		for (k = 0; k < nn; k++)
+			if (strcmp(names[k], m->h[a]->rack) == 0)
+				break;
+		if (k == nn && nn < 64)
+			snprintf(names[nn++], INV_NAME_MAX, "%s",
+			    m->h[a]->rack);
+		rack[a] = k;
+	}
+	m->round_end = calloc((size_t)(2 * m->n + 8), sizeof(int));
+	/* Round 0: every probe of every pair, concurrently at low rate. */
+	for (net = 0; net < 2; net++) {
+		if (!(o->nets & (1 << net)))
+			continue;
+		for (a = 0; a < m->n; a++) {
+			for (b = 0; b < m->n; b++) {
+				if (a == b)
+					continue;
+				if (a < b && (o->tests & MT_LAT))
+					enqueue(m, net, 1, a, b, false);
+				if (a < b && (o->tests & MT_MTU))
+					enqueue(m, net, 2, a, b, false);
+				if (o->tests & MT_PORTS)
+					enqueue(m, net, 3, a, b, false);
+			}
+		}
+	}
+	m->round_end[nr++] = m->nq;
+	/* Then the bandwidth tournament, per network. */
+	if ((o->tests & MT_BW) && sched_build(&s, m->n, rack,
+	    o->max_per_rack) == 0) {
+		for (net = 0; net < 2; net++) {
+			if (!(o->nets & (1 << net)))
+				continue;
+			for (r = 0; r < s.nrounds; r++) {
+				for (k = 0; k < s.count[r]; k++)
+					enqueue(m, net, 0, s.round[r][k].a,
+					    s.round[r][k].b, false);
+				m->round_end = realloc(m->round_end,
+				    (size_t)(nr + 2) * sizeof(int));
+				m->round_end[nr++] = m->nq;
+			}
+		}
+		sched_free(&s);
+	}
+	m->round_end = realloc(m->round_end, (size_t)(nr + 2) * sizeof(int));
+	m->round_end[nr] = 1 << 30;
+	free(rack);
+}
+
+/* retest: a bandwidth cell below the profile's floor is measured again,
+ * alone, before it may become a finding (contention is not a fault). */
+static int
+retest_plan(struct mrun *m)
+{
+	cJSON *cells = store_cells(&m->st, m->run), *c;
+	double floor = m->o->prof.line_gbps * m->o->prof.min_pct / 100.0;
+	char err[CF_ERRLEN];
+	int added = 0, a, b, net;
+
+	cJSON_ArrayForEach(c, cells) {
+		const char *t, *s, *d, *n, *st;
+		const cJSON *data, *end, *sum;
+		double x = INFINITY, y;
+		int k;
+
+		if (pj_get_str(c, "test", 0, 16, &t, err) == -1 ||
+		    strcmp(t, "bw") != 0 ||
+		    pj_get_str(c, "state", 0, 16, &st, err) == -1 ||
+		    strcmp(st, "lost") == 0 || strcmp(st, "skipped") == 0 ||
+		    pj_get_str(c, "src", 0, 64, &s, err) == -1 ||
+		    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+		    pj_get_str(c, "network", 0, 16, &n, err) == -1 ||
+		    pj_get_obj(c, "data", &data, err) == -1 ||
+		    pj_get_obj(data, "end", &end, err) == -1)
+			continue;
+		for (k = 0; k < 2; k++)
+			if (pj_get_obj(end, k ? "sum_reverse" : "sum", &sum,
+			    err) == 0 && pj_get_double(sum, "bits_per_second",
+			    0, 1e15, &y, err) == 0 && y / 1e9 < x)
+				x = y / 1e9;
+		if (!(x < floor))
+			continue;
+		net = strcmp(n, "cluster") == 0;
+		for (a = 0; a < m->n && strcmp(m->h[a]->name, s); a++)
+			;
+		for (b = 0; b < m->n && strcmp(m->h[b]->name, d); b++)
+			;
+		if (a < m->n && b < m->n && enqueue(m, net, 0, a, b,
+		    true) == 0) {
+			/* One at a time: its own round. */
+			m->round_end = realloc(m->round_end,
+			    (size_t)(m->nq + 4) * sizeof(int));
+			added++;
+		}
+	}
+	cJSON_Delete(cells);
+	return added;
+}
+
+int
+matrix_run(struct inventory *inv, const struct matrix_opts *o)
+{
+	struct mrun m;
+	struct inv_host *h;
+	char err[CF_ERRLEN], invpath[4096];
+	cJSON *opts;
+	int i, rc, r0;
+
+	memset(&m, 0, sizeof(m));
+	m.o = o;
+	m.inv = inv;
+	m.n = inv->nhosts;
+	m.h = calloc((size_t)m.n, sizeof(*m.h));
+	i = 0;
+	TAILQ_FOREACH(h, &inv->hosts, entry)
+		m.h[i++] = h;
+	if (m.n < 2) {
+		fprintf(stderr, "cephfab: matrix: the inventory needs at least "
+		    "two hosts\n");
+		free(m.h);
+		return EXIT_USAGE;
+	}
+	if (store_open(&m.st, o->db, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		free(m.h);
+		return EXIT_RUNTIME;
+	}
+	if (o->resume) {
+		opts = store_run_options(&m.st, o->resume, invpath,
+		    sizeof(invpath));
+		if (opts == NULL) {
+			fprintf(stderr, "cephfab: matrix: no run %lld in %s\n",
+			    (long long)o->resume, o->db);
+			store_close(&m.st);
+			free(m.h);
+			return EXIT_USAGE;
+		}
+		cJSON_Delete(opts);
+		m.run = o->resume;
+		m.stored = store_cells(&m.st, m.run);
+		log_info("resuming run %lld: %d cells stored", (long long)m.run,
+		    cJSON_GetArraySize(m.stored));
+	} else {
+		opts = cJSON_CreateObject();
+		cJSON_AddNumberToObject(opts, "nets", o->nets);
+		cJSON_AddNumberToObject(opts, "tests", o->tests);
+		cJSON_AddNumberToObject(opts, "streams", o->streams);
+		cJSON_AddNumberToObject(opts, "seconds", o->secs);
+		cJSON_AddStringToObject(opts, "profile", o->prof.name);
+		m.run = store_new_run(&m.st, inv->path, opts, err);
+		cJSON_Delete(opts);
+		if (m.run < 0) {
+			fprintf(stderr, "cephfab: %s\n", err);
+			store_close(&m.st);
+			free(m.h);
+			return EXIT_RUNTIME;
+		}
+		m.stored = cJSON_CreateArray();
+	}
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "cephfab: matrix run %lld, results in %s\n",
+		    (long long)m.run, o->db);
+	m.loop = ev_default_loop(EVFLAG_AUTO);
+	ev_signal_init(&m.sigint_w, signal_cb, SIGINT);
+	ev_signal_init(&m.sigterm_w, signal_cb, SIGTERM);
+	m.sigint_w.data = m.sigterm_w.data = &m;
+	ev_signal_start(m.loop, &m.sigint_w);
+	ev_signal_start(m.loop, &m.sigterm_w);
+	plan(&m);
+	m.t0 = ev_now(m.loop);
+	pump(&m);
+	if (m.running || m.next < m.nq)
+		ev_run(m.loop, 0);
+	if (!m.interrupted) {
+		r0 = m.nq;
+		if ((o->tests & MT_BW) && retest_plan(&m) > 0) {
+			/* Each retest alone: one round per cell. */
+			int k, nr = 0;
+
+			while (m.round_end[nr] < (1 << 30))
+				nr++;
+			for (k = r0; k < m.nq; k++)
+				m.round_end[nr++] = k + 1;
+			m.round_end[nr] = 1 << 30;
+			pump(&m);
+			if (m.running || m.next < m.nq)
+				ev_run(m.loop, 0);
+		}
+	}
+	out_progress_done();
+	if (m.interrupted) {
+		fprintf(stderr, "cephfab: matrix run %lld interrupted; %d of %d "
+		    "cells stored. Resume with: cephfab -i %s matrix --db %s "
+		    "--resume %lld\n", (long long)m.run, m.done, m.total,
+		    inv->path, o->db, (long long)m.run);
+		rc = EXIT_RUNTIME;
+	} else {
+		rc = matrix_report(inv, o, m.run);
+	}
+	for (i = 0; i < m.nq; i++)
+		free(m.queue[i]);
+	free(m.queue);
+	free(m.round_end);
+	free(m.mtu_bad);
+	free(m.h);
+	cJSON_Delete(m.stored);
+	ev_signal_stop(m.loop, &m.sigint_w);
+	ev_signal_stop(m.loop, &m.sigterm_w);
+	store_close(&m.st);
+	return rc;
+}
+
+int
+matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
+{
+	struct store st;
+	char err[CF_ERRLEN];
+	cJSON *cells, *doc;
+	int errors = 0, rc = EXIT_PASS;
+
+	if (store_open(&st, o->db, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	cells = store_cells(&st, run);
+	if (cJSON_GetArraySize(cells) == 0) {
+		fprintf(stderr, "cephfab: no cells of run %lld in %s\n",
+		    (long long)run, o->db);
+		cJSON_Delete(cells);
+		store_close(&st);
+		return EXIT_USAGE;
+	}
+	doc = mreport_build(inv, o, run, cells, &errors);
+	store_finish(&st, run, errors ? "fail" : "pass",
+	    cJSON_GetObjectItem(doc, "findings"), err);
+	if (errors)
+		rc = EXIT_PROBLEMS;
+	if (o->json_stdout)
+		out_json(doc);
+	else
+		mreport_terminal(doc, isatty(STDOUT_FILENO));
+	if (o->json) {
+		FILE *f = fopen(o->json, "w");
+		char *s = cJSON_Print(doc);
+
+		if (f == NULL || s == NULL || fputs(s, f) < 0) {
+			fprintf(stderr, "cephfab: %s: cannot write\n", o->json);
+			rc = EXIT_RUNTIME;
+		}
+		if (f)
+			fclose(f);
+		free(s);
+	}
+	if (o->html && mreport_html(doc, o->html, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		rc = EXIT_RUNTIME;
+	}
+	if (o->junit && mreport_junit(doc, o->junit, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		rc = EXIT_RUNTIME;
+	}
+	if (o->prom && mreport_prom(doc, o->prom, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		rc = EXIT_RUNTIME;
+	}
+	cJSON_Delete(doc);
+	cJSON_Delete(cells);
+	store_close(&st);
+	return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * matrix: 'cephfab matrix', the all-pairs test of a whole inventory on
+ * both Ceph networks. Every cell (one probe or one throughput test) runs
+ * as a child 'cephfab' command with --json, so a cell is isolated,
+ * bounded and killable by PID; the scheduler runs probes concurrently
+ * first, then the throughput rounds (sched.h), retests cells that look
+ * bad alone, stores each cell as it completes (store.h), classifies
+ * (findings.h) and reports (mreport.c).
+ */
+#ifndef CF_MATRIX_H
+#define CF_MATRIX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "findings.h"
+#include "inventory.h"
+
+enum { MT_BW = 1, MT_LAT = 2, MT_MTU = 4, MT_PORTS = 8 };
+
+struct matrix_opts {
+	int nets;			/* bit 0 public, bit 1 cluster */
+	int tests;			/* MT_* bits */
+	uint32_t streams;
+	double secs;
+	int max_per_rack;
+	int concurrency;		/* probe cells at once */
+	const char *db;
+	int64_t resume;
+	const char *html, *json, *junit, *prom;
+	bool json_stdout;
+	struct profile prof;
+	const char *inventory, *key;
+	double timeout;
+};
+
+int matrix_run(struct inventory *inv, const struct matrix_opts *o);
+/* matrix_report renders a stored run again without measuring. */
+int matrix_report(struct inventory *inv, const struct matrix_opts *o,
+    int64_t run);
+
+/* mreport.c: build the result tree from stored cells and render it. */
+cJSON *mreport_build(struct inventory *inv, const struct matrix_opts *o,
+    int64_t run, const cJSON *cells, int *errors);
+void mreport_terminal(const cJSON *doc, bool color);
+int mreport_html(const cJSON *doc, const char *path, char *err);
+int mreport_junit(const cJSON *doc, const char *path, char *err);
+int mreport_prom(const cJSON *doc, const char *path, char *err);
+
+#endif

@@ -1,0 +1,791 @@
+/*
+ * mreport: a matrix run's result tree, from its stored cells, and its
+ * renderings: terminal (coloured on a TTY), self-contained HTML heatmap,
+ * JUnit and Prometheus text. See docs/json.md for the tree.
+ */
+#include "matrix.h"
+#include "pj.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cellv {
+	double gbps, rpg, p50, p99, mconf, mpath;
+	int lost, pbad, egress, skipped;
+	char why[256], ports[256], egress_what[256];
+};
+
+static int
+host_index(struct inv_host **h, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(h[i]->name, name) == 0)
+			return i;
+	return -1;
+}
+
+static void
+lost_cell(struct cellv *c, const cJSON *data)
+{
+	char err[CF_ERRLEN];
+	const char *e;
+
+	c->lost = 1;
+	if (c->why[0] == '\0' && pj_opt_str(data, "error", 0, 512, "lost", &e,
+	    err) == 0)
+		snprintf(c->why, sizeof(c->why), "%s", e);
+}
+
+static void
+egress_from(struct cellv *cv, struct inv_host **h, int n, int net_cells_n,
+    const cJSON *data, struct cellv *grid)
+{
+	const cJSON *fs = cJSON_GetObjectItemCaseSensitive(data, "findings");
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(data, "results");
+	const cJSON *f, *r;
+	char err[CF_ERRLEN];
+
+	(void)cv;
+	(void)net_cells_n;
+	cJSON_ArrayForEach(f, fs) {
+		const char *k, *d;
+
+		if (pj_get_str(f, "kind", 0, 32, &k, err) == -1 ||
+		    strcmp(k, "wrong_egress") != 0 ||
+		    pj_get_str(f, "detail", 0, 512, &d, err) == -1)
+			continue;
+		/* Which result: the runner named first in the detail. */
+		cJSON_ArrayForEach(r, res) {
+			const char *from, *to;
+			int a, b;
+
+			if (pj_get_str(r, "from", 0, 64, &from, err) == -1 ||
+			    pj_get_str(r, "to", 0, 64, &to, err) == -1 ||
+			    strncmp(d, from, strlen(from)) != 0)
+				continue;
+			a = host_index(h, n, from);
+			b = host_index(h, n, to);
+			if (a >= 0 && b >= 0) {
+				grid[a * n + b].egress = 1;
+				snprintf(grid[a * n + b].egress_what, 256, "%s",
+				    d);
+			}
+		}
+	}
+}
+
+static void
+fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
+{
+	char err[CF_ERRLEN];
+	const char *t, *s, *d, *st;
+	const cJSON *data, *x, *y;
+	int a, b, k;
+	double v;
+
+	if (pj_get_str(c, "test", 0, 16, &t, err) == -1 ||
+	    pj_get_str(c, "src", 0, 64, &s, err) == -1 ||
+	    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+	    pj_get_str(c, "state", 0, 16, &st, err) == -1 ||
+	    pj_get_obj(c, "data", &data, err) == -1)
+		return;
+	a = host_index(h, n, s);
+	b = host_index(h, n, d);
+	if (a < 0 || b < 0)
+		return;
+	if (strcmp(st, "skipped") == 0) {
+		/* Bandwidth across an MTU black hole: not measured. */
+		g[a * n + b].skipped = g[b * n + a].skipped = 1;
+		return;
+	}
+	if (strcmp(st, "lost") == 0) {
+		lost_cell(&g[a * n + b], data);
+		if (strcmp(t, "ports") != 0)
+			lost_cell(&g[b * n + a], data);
+		return;
+	}
+	if (strcmp(t, "bw") == 0 && pj_get_obj(data, "end", &x, err) == 0) {
+		for (k = 0; k < 2; k++) {
+			struct cellv *cv = k ? &g[b * n + a] : &g[a * n + b];
+
+			if (pj_get_obj(x, k ? "sum_reverse" : "sum", &y,
+			    err) == -1)
+				continue;
+			if (pj_get_double(y, "bits_per_second", 0, 1e15, &v,
+			    err) == 0)
+				cv->gbps = v / 1e9;
+			if (pj_get_double(y, "retransmits_per_gb", 0, 1e15, &v,
+			    err) == 0)
+				cv->rpg = v;
+		}
+	} else if (strcmp(t, "lat") == 0) {
+		const cJSON *res = cJSON_GetArrayItem(cJSON_GetObjectItem(data,
+		    "results"), 0), *sz, *rtt;
+
+		/* The 2000-byte size (Ceph's heartbeat) stands for the
+		 * pair; the RTT is the same both ways. */
+		cJSON_ArrayForEach(sz, cJSON_GetObjectItem(res, "sizes")) {
+			if (pj_get_double(sz, "size", 0, 1e6, &v, err) == 0 &&
+			    v == 2000 && pj_get_obj(sz, "rtt", &rtt, err) == 0) {
+				for (k = 0; k < 2; k++) {
+					struct cellv *cv = k ? &g[b * n + a] :
+					    &g[a * n + b];
+
+					pj_get_double(rtt, "p50_us", 0, 1e12,
+					    &cv->p50, err);
+					pj_get_double(rtt, "p99_us", 0, 1e12,
+					    &cv->p99, err);
+				}
+			}
+		}
+		egress_from(NULL, h, n, 0, data, g);
+	} else if (strcmp(t, "mtu") == 0) {
+		const cJSON *r;
+
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
+			const char *from, *to;
+			int i, j;
+
+			if (pj_get_str(r, "from", 0, 64, &from, err) == -1 ||
+			    pj_get_str(r, "to", 0, 64, &to, err) == -1)
+				continue;
+			i = host_index(h, n, from);
+			j = host_index(h, n, to);
+			if (i < 0 || j < 0)
+				continue;
+			pj_get_double(r, "configured", 0, 1e6,
+			    &g[i * n + j].mconf, err);
+			pj_get_double(r, "path", 0, 1e6, &g[i * n + j].mpath,
+			    err);
+		}
+		egress_from(NULL, h, n, 0, data, g);
+	} else if (strcmp(t, "ports") == 0) {
+		const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(data,
+		    "results"), 0), *p;
+		struct cellv *cv = &g[a * n + b];
+		size_t off = 0;
+
+		cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "ports")) {
+			const char *state;
+
+			if (pj_get_double(p, "port", 0, 65535, &v, err) == -1 ||
+			    pj_get_str(p, "state", 0, 16, &state, err) == -1 ||
+			    strcmp(state, "open") == 0)
+				continue;
+			cv->pbad++;
+			if (off < sizeof(cv->ports) - 24)
+				off += (size_t)snprintf(cv->ports + off,
+				    sizeof(cv->ports) - off, "%s%.0f %s",
+				    off ? ", " : "", v, state);
+		}
+		egress_from(NULL, h, n, 0, data, g);
+	}
+}
+
+static cJSON *
+num_or_null(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+cJSON *
+mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
+    const cJSON *cells, int *errors)
+{
+	cJSON *doc = cJSON_CreateObject(), *hosts, *nets, *fs;
+	struct inv_host **h, *x;
+	int n = inv->nhosts, i, j, net, k;
+	char err[CF_ERRLEN];
+
+	h = calloc((size_t)n, sizeof(*h));
+	i = 0;
+	TAILQ_FOREACH(x, &inv->hosts, entry)
+		h[i++] = x;
+	cJSON_AddNumberToObject(doc, "run", (double)run);
+	cJSON_AddStringToObject(doc, "inventory", inv->path);
+	cJSON_AddStringToObject(doc, "profile", o->prof.name);
+	cJSON_AddNumberToObject(doc, "floor_gbps", o->prof.line_gbps *
+	    o->prof.min_pct / 100);
+	hosts = cJSON_AddArrayToObject(doc, "hosts");
+	for (i = 0; i < n; i++) {
+		cJSON *o2 = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o2, "name", h[i]->name);
+		cJSON_AddStringToObject(o2, "rack", h[i]->rack);
+		cJSON_AddItemToArray(hosts, o2);
+	}
+	nets = cJSON_AddObjectToObject(doc, "networks");
+	fs = cJSON_AddArrayToObject(doc, "findings");
+	*errors = 0;
+	for (net = 0; net < 2; net++) {
+		const char *nn = net ? "cluster" : "public";
+		struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
+		double *bw = malloc(sizeof(double) * (size_t)(n * n) * 6);
+		int *ints = calloc((size_t)(n * n) * 3, sizeof(int));
+		const char **strs = calloc((size_t)(n * n) * 3, sizeof(char *));
+		const char **names = calloc((size_t)n, sizeof(char *));
+		int *rack = calloc((size_t)n, sizeof(int));
+		const cJSON *c;
+		cJSON *nj, *carr;
+		struct mview v;
+		int any = 0;
+
+		for (k = 0; k < n * n; k++) {
+			g[k].gbps = g[k].rpg = g[k].p50 = g[k].p99 = NAN;
+			g[k].mconf = g[k].mpath = NAN;
+		}
+		cJSON_ArrayForEach(c, cells) {
+			const char *cn;
+
+			if (pj_get_str(c, "network", 0, 16, &cn, err) == 0 &&
+			    strcmp(cn, nn) == 0) {
+				fold(g, h, n, c);
+				any = 1;
+			}
+		}
+		if (!any) {
+			free(g); free(bw); free(ints); free(strs); free(names);
+			free(rack);
+			continue;
+		}
+		nj = cJSON_AddObjectToObject(nets, nn);
+		carr = cJSON_AddArrayToObject(nj, "cells");
+		for (i = 0; i < n; i++) {
+			names[i] = h[i]->name;
+			for (k = 0; k < i; k++)
+				if (strcmp(h[k]->rack, h[i]->rack) == 0)
+					break;
+			rack[i] = k == i ? i : rack[k];
+		}
+		for (k = 0; k < n * n; k++) {
+			bw[k] = g[k].gbps;
+			bw[n * n + k] = g[k].rpg;
+			bw[2 * n * n + k] = g[k].p99;
+			bw[3 * n * n + k] = g[k].mconf;
+			bw[4 * n * n + k] = g[k].mpath;
+			ints[k] = g[k].lost;
+			ints[n * n + k] = g[k].pbad;
+			ints[2 * n * n + k] = g[k].egress;
+			strs[k] = g[k].why[0] ? g[k].why : NULL;
+			strs[n * n + k] = g[k].ports[0] ? g[k].ports : NULL;
+			strs[2 * n * n + k] = g[k].egress_what[0] ?
+			    g[k].egress_what : NULL;
+		}
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < n; j++) {
+				struct cellv *cv = &g[i * n + j];
+				cJSON *cj;
+
+				if (i == j)
+					continue;
+				cj = cJSON_CreateObject();
+				cJSON_AddStringToObject(cj, "src", h[i]->name);
+				cJSON_AddStringToObject(cj, "dst", h[j]->name);
+				cJSON_AddItemToObject(cj, "gbps",
+				    num_or_null(cv->gbps));
+				cJSON_AddItemToObject(cj, "retrans_per_gb",
+				    num_or_null(cv->rpg));
+				cJSON_AddItemToObject(cj, "rtt_p50_us",
+				    num_or_null(cv->p50));
+				cJSON_AddItemToObject(cj, "rtt_p99_us",
+				    num_or_null(cv->p99));
+				cJSON_AddItemToObject(cj, "path_mtu",
+				    num_or_null(cv->mpath));
+				cJSON_AddItemToObject(cj, "configured_mtu",
+				    num_or_null(cv->mconf));
+				cJSON_AddStringToObject(cj, "ports",
+				    cv->pbad ? cv->ports : "open");
+				cJSON_AddStringToObject(cj, "state", cv->lost ?
+				    "lost" : cv->skipped && !isfinite(cv->gbps) ?
+				    "skipped" : "ok");
+				if (cv->lost)
+					cJSON_AddStringToObject(cj, "reason",
+					    cv->why);
+				cJSON_AddItemToArray(carr, cj);
+			}
+		}
+		memset(&v, 0, sizeof(v));
+		v.net = nn;
+		v.n = n;
+		v.names = names;
+		v.rack = rack;
+		v.gbps = bw;
+		v.rpg = bw + n * n;
+		v.p99 = bw + 2 * n * n;
+		v.mtu_conf = bw + 3 * n * n;
+		v.mtu_path = bw + 4 * n * n;
+		v.lost = ints;
+		v.lost_why = strs;
+		v.ports_bad = ints + n * n;
+		v.ports_what = strs + n * n;
+		v.wrong_egress = ints + 2 * n * n;
+		v.egress_what = strs + 2 * n * n;
+		*errors += findings_compute(&v, &o->prof, fs);
+		free(g); free(bw); free(ints); free(strs); free(names);
+		free(rack);
+	}
+	cJSON_AddStringToObject(doc, "verdict", *errors ? "fail" : "pass");
+	free(h);
+	return doc;
+}
+
+/* --- terminal -------------------------------------------------------- */
+
+static const char *
+hname(const cJSON *hosts, int i)
+{
+	char err[CF_ERRLEN];
+	const char *s;
+
+	if (pj_get_str(cJSON_GetArrayItem(hosts, i), "name", 1, 64, &s,
+	    err) == -1)
+		return "?";
+	return s;
+}
+
+static const char *
+dstr(const cJSON *doc, const char *k)
+{
+	char err[CF_ERRLEN];
+	const char *s;
+
+	return pj_get_str(doc, k, 0, 4096, &s, err) == 0 ? s : "?";
+}
+
+void
+mreport_terminal(const cJSON *doc, bool color)
+{
+	const cJSON *hosts = cJSON_GetObjectItem(doc, "hosts");
+	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c, *f;
+	int n = cJSON_GetArraySize(hosts), i, j;
+	double floor = 0;
+	char err[CF_ERRLEN];
+
+	pj_get_double(doc, "floor_gbps", 0, 1e6, &floor, err);
+
+	cJSON_ArrayForEach(net, nets) {
+		const cJSON *cells = cJSON_GetObjectItem(net, "cells");
+
+		printf("%s network: Gbit/s, row sends to column\n",
+		    net->string);
+		if (n > 32) {
+			printf("  (%d hosts: see --html for the grid)\n", n);
+			continue;
+		}
+		printf("%8s", "");
+		for (j = 0; j < n; j++)
+			printf(" %7.7s", hname(hosts, j));
+		printf("\n");
+		for (i = 0; i < n; i++) {
+			const char *ri = hname(hosts, i);
+
+			printf("%-8.8s", ri);
+			for (j = 0; j < n; j++) {
+				const char *cj = hname(hosts, j);
+				const char *st = "";
+				double g = NAN;
+
+				if (i == j) {
+					printf(" %7s", "-");
+					continue;
+				}
+				cJSON_ArrayForEach(c, cells) {
+					const char *s, *d;
+
+					if (pj_get_str(c, "src", 0, 64, &s,
+					    err) == 0 && pj_get_str(c, "dst", 0,
+					    64, &d, err) == 0 &&
+					    strcmp(s, ri) == 0 &&
+					    strcmp(d, cj) == 0) {
+						pj_get_double(c, "gbps", 0, 1e9,
+						    &g, err);
+						pj_get_str(c, "state", 0, 16,
+						    &st, err);
+					}
+				}
+				if (strcmp(st, "lost") == 0)
+					printf(" %s%7s%s", color ? "\033[35m" :
+					    "", "lost", color ? "\033[0m" : "");
+				else if (strcmp(st, "skipped") == 0)
+					printf(" %s%7s%s", color ? "\033[31m" :
+					    "", "mtu!", color ? "\033[0m" : "");
+				else if (!isfinite(g))
+					printf(" %7s", "?");
+				else
+					printf(" %s%7.2f%s", !color ? "" :
+					    g < floor ? "\033[31m" :
+					    g < floor * 1.15 ? "\033[33m" :
+					    "\033[32m", g, color ? "\033[0m" :
+					    "");
+			}
+			printf("\n");
+		}
+		printf("  floor %.2f Gbit/s (profile %s)%s\n\n", floor,
+		    dstr(doc, "profile"), color ?
+		    ": \033[32mok\033[0m \033[33mnear\033[0m "
+		    "\033[31mbelow\033[0m \033[35mlost\033[0m" : "");
+		printf("  mtu! = not measured: an MTU black hole on the "
+		    "path\n\n");
+	}
+	f = cJSON_GetObjectItem(doc, "findings");
+	if (cJSON_GetArraySize(f) == 0)
+		printf("no findings\n");
+	cJSON_ArrayForEach(c, f) {
+		const char *k = "", *sev = "", *s = "", *hint = "";
+
+		pj_get_str(c, "kind", 0, 32, &k, err);
+		pj_get_str(c, "severity", 0, 8, &sev, err);
+		pj_get_str(c, "summary", 0, 1024, &s, err);
+		pj_get_str(c, "hint", 0, 256, &hint, err);
+		printf("%s%-5s%s %-14s %s\n", color ? (strcmp(sev, "error") ?
+		    "\033[33m" : "\033[31m") : "", sev, color ? "\033[0m" : "",
+		    k, s);
+		printf("%20s hint: %s\n", "", hint);
+	}
+	printf("verdict: %s\n", dstr(doc, "verdict"));
+	fflush(stdout);
+}
+
+/* --- files ----------------------------------------------------------- */
+
+static void
+html_esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+int
+mreport_html(const cJSON *doc, const char *path, char *err)
+{
+	FILE *f = fopen(path, "w");
+	char *json;
+	const char *p;
+
+	if (f == NULL) {
+		snprintf(err, CF_ERRLEN, "%s: cannot write", path);
+		return -1;
+	}
+	json = cJSON_PrintUnformatted(doc);
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	    "<title>cephfab matrix</title><style>\n"
+	    "body{font:14px sans-serif;margin:2em;color:#222}"
+	    "table{border-collapse:collapse;margin:1em 0}"
+	    "td,th{border:1px solid #ccc;padding:4px 6px;text-align:right;"
+	    "min-width:3.5em}th{background:#eee}"
+	    "td.bad{background:#f4a7a7}td.near{background:#f7e08a}"
+	    "td.ok{background:#a8e0a0}td.lost{background:#d7b5e8}"
+	    "td.self{background:#fafafa}td.hl{outline:3px solid #000}"
+	    ".f-error{color:#b00}.f-warn{color:#a60}"
+	    "button{margin-right:.5em}</style></head><body>\n"
+	    "<h1>cephfab matrix</h1><p id=\"meta\"></p>"
+	    "<div id=\"metrics\"></div><div id=\"grids\"></div>"
+	    "<h2>Findings</h2><ol id=\"findings\"></ol>"
+	    "<p id=\"verdict\"></p>\n<script>\n", f);
+	/* The data, inline: the file is self-contained, nothing is
+	 * fetched. '</' is split so the JSON cannot end the script. */
+	fputs("const D=", f);
+	for (p = json ? json : "{}"; *p; p++) {
+		if (p[0] == '<' && p[1] == '/')
+			fputs("<\\", f);
+		else
+			fputc(*p, f);
+	}
+	fputs(";\n"
+	    "const M={gbps:'Gbit/s',retrans_per_gb:'retransmits/GB',"
+	    "rtt_p99_us:'RTT p99 (us)',path_mtu:'path MTU'};\n"
+	    "let metric='gbps';\n"
+	    "function cls(c){if(c.state==='lost')return 'lost';"
+	    "const v=c[metric];if(v===null)return '';"
+	    "if(metric==='gbps')return v<D.floor_gbps?'bad':"
+	    "v<D.floor_gbps*1.15?'near':'ok';"
+	    "if(metric==='path_mtu')return c.configured_mtu!==null&&"
+	    "v<c.configured_mtu?'bad':'ok';return '';}\n"
+	    "function draw(){const g=document.getElementById('grids');"
+	    "g.innerHTML='';const H=D.hosts.map(h=>h.name);"
+	    "for(const [net,nd] of Object.entries(D.networks)){"
+	    "const h2=document.createElement('h2');h2.textContent=net+' network: '"
+	    "+M[metric];g.appendChild(h2);const t=document.createElement('table');"
+	    "t.className='grid';t.dataset.net=net;"
+	    "let r=t.insertRow();r.appendChild(document.createElement('th'));"
+	    "for(const h of H){const th=document.createElement('th');"
+	    "th.textContent=h;r.appendChild(th);}"
+	    "for(const s of H){r=t.insertRow();const th=document.createElement('th');"
+	    "th.textContent=s;r.appendChild(th);for(const d of H){"
+	    "const td=r.insertCell();td.className='cell';"
+	    "if(s===d){td.className+=' self';td.textContent='-';continue;}"
+	    "const c=nd.cells.find(c=>c.src===s&&c.dst===d);"
+	    "td.id='c-'+net+'-'+s+'-'+d;if(!c)continue;td.className+=' '+cls(c);"
+	    "const v=c[metric];td.textContent=c.state==='lost'?'lost':"
+	    "c.state==='skipped'?'mtu!':v===null?'?':(metric==='gbps'?v.toFixed(2):Math.round(v));"
+	    "td.title=s+' \\u2192 '+d+'\\n'+Object.entries(c).map(([k,x])=>"
+	    "k+': '+x).join('\\n');}}g.appendChild(t);}}\n"
+	    "function init(){document.getElementById('meta').textContent="
+	    "'run '+D.run+', inventory '+D.inventory+', profile '+D.profile+"
+	    "', floor '+D.floor_gbps+' Gbit/s';"
+	    "const m=document.getElementById('metrics');"
+	    "for(const k of Object.keys(M)){const b=document.createElement('button');"
+	    "b.textContent=M[k];b.onclick=()=>{metric=k;draw();};m.appendChild(b);}"
+	    "draw();const ol=document.getElementById('findings');"
+	    "for(const f of D.findings){const li=document.createElement('li');"
+	    "li.className='finding f-'+f.severity;li.textContent=f.severity+' '+"
+	    "f.kind+': '+f.summary+' \\u2014 '+f.hint;"
+	    "li.onmouseover=()=>{document.querySelectorAll('td.hl').forEach("
+	    "e=>e.classList.remove('hl'));const [a,b]=f.hosts;"
+	    "for(const id of ['c-'+f.network+'-'+a+'-'+b,'c-'+f.network+'-'+b+"
+	    "'-'+a]){const e=document.getElementById(id);if(e)e.classList.add("
+	    "'hl');}};ol.appendChild(li);}"
+	    "if(!D.findings.length){const li=document.createElement('li');"
+	    "li.textContent='no findings';ol.appendChild(li);}"
+	    "document.getElementById('verdict').textContent='verdict: '+D.verdict;}\n"
+	    "init();\n</script></body></html>\n", f);
+	free(json);
+	if (fclose(f) != 0) {
+		snprintf(err, CF_ERRLEN, "%s: write error", path);
+		return -1;
+	}
+	(void)html_esc;
+	return 0;
+}
+
+static void
+xml_esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+int
+mreport_junit(const cJSON *doc, const char *path, char *err)
+{
+	static const char *checks[] = { "bandwidth", "latency", "mtu",
+	    "ports", "egress" };
+	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
+	const cJSON *fs = cJSON_GetObjectItem(doc, "findings"), *f;
+	FILE *fp = fopen(path, "w");
+	char e2[CF_ERRLEN];
+	int k;
+
+	if (fp == NULL) {
+		snprintf(err, CF_ERRLEN, "%s: cannot write", path);
+		return -1;
+	}
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
+	    "name=\"cephfab matrix\">\n", fp);
+	cJSON_ArrayForEach(net, nets) {
+		fprintf(fp, "  <testsuite name=\"%s\">\n", net->string);
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells")) {
+			const char *s, *d;
+
+			if (pj_get_str(c, "src", 0, 64, &s, e2) == -1 ||
+			    pj_get_str(c, "dst", 0, 64, &d, e2) == -1)
+				continue;
+			for (k = 0; k < 5; k++) {
+				fprintf(fp, "    <testcase classname=\"%s.%s\" "
+				    "name=\"%s -&gt; %s\">", net->string,
+				    checks[k], s, d);
+				cJSON_ArrayForEach(f, fs) {
+					const char *fk, *fn, *sum, *sev;
+					const cJSON *hs;
+					bool mine;
+
+					if (pj_get_str(f, "kind", 0, 32, &fk,
+					    e2) == -1 || pj_get_str(f,
+					    "network", 0, 16, &fn, e2) == -1 ||
+					    pj_get_str(f, "summary", 0, 1024,
+					    &sum, e2) == -1 || pj_get_str(f,
+					    "severity", 0, 8, &sev, e2) == -1 ||
+					    strcmp(fn, net->string) != 0 ||
+					    strcmp(sev, "error") != 0)
+						continue;
+					hs = cJSON_GetObjectItem(f, "hosts");
+					mine = false;
+					{
+						const cJSON *x;
+						int hit = 0, cnt = 0;
+
+						cJSON_ArrayForEach(x, hs) {
+							cnt++;
+							if (cJSON_IsString(x) &&
+							    (!strcmp(x->
+							    valuestring, s) ||
+							    !strcmp(x->
+							    valuestring, d)))
+								hit++;
+						}
+						mine = hit == cnt || (cnt == 1 &&
+						    hit == 1);
+					}
+					if (!mine || (k == 0 && !strstr(
+					    "slow_pair slow_host rack_uplink "
+					    "lossy_pair unreachable", fk)) ||
+					    (k == 1 && strcmp(fk,
+					    "high_latency")) || (k == 2 &&
+					    strcmp(fk, "mtu_blackhole")) ||
+					    (k == 3 && strcmp(fk,
+					    "port_blocked")) || (k == 4 &&
+					    strcmp(fk, "wrong_egress")))
+						continue;
+					fprintf(fp, "<failure type=\"%s\" "
+					    "message=\"", fk);
+					xml_esc(fp, sum);
+					fputs("\"/>", fp);
+				}
+				fputs("</testcase>\n", fp);
+			}
+		}
+		fputs("  </testsuite>\n", fp);
+	}
+	fputs("</testsuites>\n", fp);
+	if (fclose(fp) != 0) {
+		snprintf(err, CF_ERRLEN, "%s: write error", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+prom_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*s, f);
+	}
+}
+
+int
+mreport_prom(const cJSON *doc, const char *path, char *err)
+{
+	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
+	const cJSON *f;
+	char e2[CF_ERRLEN], tmp[4200];
+	FILE *fp;
+	int pass;
+	static const struct { const char *name, *field, *help; double mul; }
+	    m[] = {
+		{ "cephfab_pair_bandwidth_bits_per_second", "gbps",
+		    "Throughput from src to dst measured by cephfab matrix.",
+		    1e9 },
+		{ "cephfab_pair_retransmits_per_gigabyte", "retrans_per_gb",
+		    "TCP retransmits per GB sent from src to dst.", 1 },
+	};
+	int k;
+
+	/* Written next to the target and renamed: the textfile collector
+	 * never reads half a file. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fp = fopen(tmp, "w");
+	if (fp == NULL) {
+		snprintf(err, CF_ERRLEN, "%s: cannot write", tmp);
+		return -1;
+	}
+	for (k = 0; k < 2; k++) {
+		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name,
+		    m[k].help, m[k].name);
+		cJSON_ArrayForEach(net, nets) {
+			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
+			    "cells")) {
+				const char *s, *d;
+				double v;
+
+				if (pj_get_str(c, "src", 0, 64, &s, e2) == -1 ||
+				    pj_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
+				    pj_get_double(c, m[k].field, 0, 1e15, &v,
+				    e2) == -1)
+					continue;
+				fprintf(fp, "%s{src=\"", m[k].name);
+				prom_label(fp, s);
+				fputs("\",dst=\"", fp);
+				prom_label(fp, d);
+				fprintf(fp, "\",network=\"%s\"} %.6g\n",
+				    net->string, v * m[k].mul);
+			}
+		}
+	}
+	fputs("# HELP cephfab_pair_rtt_seconds Round-trip time quantiles of "
+	    "2000-byte UDP probes.\n# TYPE cephfab_pair_rtt_seconds gauge\n",
+	    fp);
+	for (pass = 0; pass < 2; pass++) {
+		cJSON_ArrayForEach(net, nets) {
+			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
+			    "cells")) {
+				const char *s, *d;
+				double v;
+
+				if (pj_get_str(c, "src", 0, 64, &s, e2) == -1 ||
+				    pj_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
+				    pj_get_double(c, pass ? "rtt_p99_us" :
+				    "rtt_p50_us", 0, 1e12, &v, e2) == -1)
+					continue;
+				fputs("cephfab_pair_rtt_seconds{src=\"", fp);
+				prom_label(fp, s);
+				fputs("\",dst=\"", fp);
+				prom_label(fp, d);
+				fprintf(fp, "\",network=\"%s\",quantile=\"%s\"} "
+				    "%.9f\n", net->string, pass ? "0.99" : "0.5",
+				    v / 1e6);
+			}
+		}
+	}
+	fputs("# HELP cephfab_findings Findings of the last matrix run by kind "
+	    "and severity.\n# TYPE cephfab_findings gauge\n", fp);
+	{
+		static const char *kinds[] = { "unreachable", "slow_host",
+		    "slow_pair", "lossy_pair", "high_latency", "asymmetric",
+		    "mtu_blackhole", "port_blocked", "wrong_egress",
+		    "rack_uplink" };
+		size_t i;
+
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			int cnt = 0;
+			const char *sev = "error";
+
+			cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc,
+			    "findings")) {
+				const char *kk;
+
+				if (pj_get_str(f, "kind", 0, 32, &kk, e2) == 0 &&
+				    strcmp(kk, kinds[i]) == 0) {
+					cnt++;
+					pj_get_str(f, "severity", 0, 8, &sev,
+					    e2);
+				}
+			}
+			if (strcmp(kinds[i], "high_latency") == 0 ||
+			    strcmp(kinds[i], "asymmetric") == 0)
+				sev = "warn";
+			fprintf(fp, "cephfab_findings{kind=\"%s\",severity=\"%s\"}"
+			    " %d\n", kinds[i], sev, cnt);
+		}
+	}
+	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
+		snprintf(err, CF_ERRLEN, "%s: write error", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * store: the results database (SQLite). Each cell is written, and so
+ * committed, the moment it completes: a killed coordinator loses at most
+ * the cells in flight, and 'matrix --resume RUN' skips what is stored.
+ *
+ *   runs(id, started, inventory, options, verdict, finished)
+ *   cells(run, network, src, dst, test, state, data)   data: JSON
+ *   findings(run, data)                                data: JSON array
+ */
+#ifndef CF_STORE_H
+#define CF_STORE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+struct sqlite3;
+
+struct store {
+	struct sqlite3 *db;
+	char path[4096];
+};
+
+/* store_open opens or creates the database; -1 with err. */
+int store_open(struct store *s, const char *path, char *err);
+void store_close(struct store *s);
+/* store_new_run returns a new run id (> 0), or -1. */
+int64_t store_new_run(struct store *s, const char *inventory,
+    const cJSON *options, char *err);
+/* store_run_options returns the stored options of a run (caller frees),
+ * NULL if there is no such run. */
+cJSON *store_run_options(struct store *s, int64_t run, char *inventory,
+    size_t invsz);
+int store_put_cell(struct store *s, int64_t run, const char *net,
+    const char *src, const char *dst, const char *test, const char *state,
+    const cJSON *data, char *err);
+/* store_cells returns every cell of a run as an array of
+ * {network, src, dst, test, state, data} (caller frees). */
+cJSON *store_cells(struct store *s, int64_t run);
+int store_finish(struct store *s, int64_t run, const char *verdict,
+    const cJSON *findings, char *err);
+/* store_runs: [{id, started, inventory, verdict, finished, cells}] */
+cJSON *store_runs(struct store *s);
+
+#endif
