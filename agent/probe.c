@@ -235,6 +235,11 @@ probe_listen(struct probe *p, int type, uint16_t port, int *fdp, char *err)
 		return -1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Two coordinators' port probes of one host may overlap: both may
+	 * listen (SO_REUSEPORT), while a real daemon, which does not set it,
+	 * still makes the bind fail and gets its own port tested. */
+	if (port != 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, sl) == -1 ||
 	    (type == SOCK_STREAM && listen(fd, 16) == -1)) {
 		int e = errno;
