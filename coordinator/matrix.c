@@ -48,6 +48,7 @@ struct mrun {
 	struct job **queue;		/* probe jobs, then rounds */
 	int nq, next;			/* next job to start */
 	int *round_end;			/* jobs of round r end at this index */
+	int nrounds;			/* entries before the sentinel */
 	int running, done, total;
 	bool interrupted;
 	double t0;
@@ -493,6 +494,7 @@ plan(struct mrun *m)
 	}
 	m->round_end = realloc(m->round_end, (size_t)(nr + 2) * sizeof(int));
 	m->round_end[nr] = 1 << 30;
+	m->nrounds = nr;
 	free(rack);
 }
 
@@ -534,13 +536,11 @@ retest_plan(struct mrun *m)
 			;
 		for (b = 0; b < m->n && strcmp(m->h[b]->name, d); b++)
 			;
-		if (a < m->n && b < m->n && enqueue(m, net, 0, a, b,
-		    true) == 0) {
-			/* One at a time: its own round. */
-			m->round_end = realloc(m->round_end,
-			    (size_t)(m->nq + 4) * sizeof(int));
+		/* A cell stored before a --resume keeps its measurement:
+		 * no cell is measured twice across a resume. */
+		if (a < m->n && b < m->n && !stored(m, net, 0, a, b) &&
+		    enqueue(m, net, 0, a, b, true) == 0)
 			added++;
-		}
 	}
 	cJSON_Delete(cells);
 	return added;
@@ -624,13 +624,14 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 		r0 = m.nq;
 		if ((o->tests & MT_BW) && retest_plan(&m) > 0) {
 			/* Each retest alone: one round per cell. */
-			int k, nr = 0;
+			int k, nr = m.nrounds;
 
-			while (m.round_end[nr] < (1 << 30))
-				nr++;
+			m.round_end = realloc(m.round_end, (size_t)(nr +
+			    (m.nq - r0) + 2) * sizeof(int));
 			for (k = r0; k < m.nq; k++)
 				m.round_end[nr++] = k + 1;
 			m.round_end[nr] = 1 << 30;
+			m.nrounds = nr;
 			pump(&m);
 			if (m.running || m.next < m.nq)
 				ev_run(m.loop, 0);

@@ -11,7 +11,7 @@ PKGS=(
 	iproute2 iptables nftables ethtool	# the lab: namespaces, faults
 	frr				# real routers in the lab
 	iperf3 sockperf qperf bc	# the peer tools bench/ compares against
-	jq procps psmisc iputils-ping	# integration test assertions
+	jq procps psmisc iputils-ping sqlite3	# integration test assertions
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The matrix on a 6-host flat lab with real agents. Three injected faults
+# are each reported with the right kind and hosts, and nothing else is; a
+# killed agent turns its cells 'lost' and the run still completes; a killed
+# coordinator's run is finished by --resume without measuring a stored
+# cell again; the reports (JSON, HTML, JUnit, Prometheus) are complete.
+. "$(dirname "$0")/lib.sh"
+need_lab
+printf 'design = flat\nhosts = 6\nhost_mbit = 1000\nmtu = 9000\n' > "$T/six.topo"
+lab_up "$T/six.topo" --agents \
+	--fault rate:h3-pub:300 --fault block:h5:cluster:6800-6810:reject \
+	--fault mtu:h6-clu:sw:1500
+INV=$LST/lab.inv
+PROF=$TOP/configs/profiles/lab.conf
+cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
+
+t0=$(date +%s)
+cf matrix --profile "$PROF" -t 2 --db "$T/m.db" --json "$T/m.json" --html "$T/m.html" \
+	--junit "$T/m.xml" --prom "$T/m.prom" > "$T/m.txt" 2> "$T/m.err"
+rc=$?
+note "6-host matrix, both networks: $(( $(date +%s) - t0 )) s, exit $rc"
+assert_eq "$rc" 1 "matrix exit with faults"
+# Exactly the injected faults: kind|network|hosts, sorted and unique.
+got=$(jq -r '.findings[] | "\(.kind)|\(.network)|\(.hosts | join(","))"' "$T/m.json" | sort -u | tr '\n' ' ')
+want="mtu_blackhole|cluster|h1,h6 mtu_blackhole|cluster|h2,h6 mtu_blackhole|cluster|h3,h6 mtu_blackhole|cluster|h4,h6 mtu_blackhole|cluster|h5,h6 "
+want+="port_blocked|cluster|h1,h5 port_blocked|cluster|h2,h5 port_blocked|cluster|h3,h5 port_blocked|cluster|h4,h5 port_blocked|cluster|h5,h6 "
+want+="slow_host|public|h3 "
+assert_eq "$got" "$want" "findings"
+jq -e '.verdict == "fail" and (.networks.public.cells | length) == 30 and
+	(.networks.cluster.cells | length) == 30 and
+	all(.findings[]; .summary != "" and .hint != "" and (.severity == "error" or .severity == "warn"))' \
+	"$T/m.json" >/dev/null || fail "result tree"
+grep -q "verdict: fail" "$T/m.txt" || fail "terminal verdict"
+grep -q "slow_host" "$T/m.txt" || fail "terminal findings"
+[ -s "$T/m.err" ] && grep -q $'\033' "$T/m.err" && fail "escape codes in a pipe"
+# Reports.
+grep -q '<script>' "$T/m.html" && ! grep -q 'src="http' "$T/m.html" || fail "html not self-contained"
+NF=$(jq '.findings | length' "$T/m.json")
+python3 - "$T/m.html" "$NF" <<'PY' || fail "html data"
+import json, re, sys
+t = open(sys.argv[1]).read()
+d = json.loads(re.search(r"const D=(.*?);\n", t, re.S).group(1).replace("<\\/", "</"))
+assert len(d["hosts"]) == 6 and len(d["networks"]["public"]["cells"]) == 30
+assert len(d["findings"]) == int(sys.argv[2])
+PY
+python3 - "$T/m.xml" <<'PY' || fail "junit"
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+cases = r.findall(".//testcase")
+fails = r.findall(".//failure")
+assert len(cases) == 2 * 30 * 5, len(cases)
+assert len(fails) >= 11, len(fails)
+PY
+python3 - "$T/m.prom" <<'PY' || fail "prometheus exposition"
+import re, sys
+seen_type = set()
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("# TYPE "):
+        seen_type.add(line.split()[2]); continue
+    if line.startswith("#"): continue
+    m = re.fullmatch(r'([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\} (\S+)', line)
+    assert m, line
+    assert m.group(1) in seen_type, line
+    for kv in m.group(2).split(","):
+        assert re.fullmatch(r'[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"', kv), kv
+    float(m.group(3))
+assert "cephfab_pair_bandwidth_bits_per_second" in seen_type
+PY
+# runs and report: the stored run renders again without measuring.
+cf runs --db "$T/m.db" | grep -q "fail" || fail "runs"
+cf report 1 --db "$T/m.db" --profile "$PROF" --json - | jq -e --argjson n "$NF" '.findings | length == $n' >/dev/null || fail "report"
+
+# An agent killed mid-run: its cells are lost, the run completes.
+cf matrix --profile "$PROF" --net public --tests lat,bw -t 2 --db "$T/k.db" --json "$T/k.json" >/dev/null 2>&1 &
+mx=$!; PIDS+=("$mx")
+wait_until 30 sh -c "sqlite3 $T/k.db 'select count(*) from cells where test=\"bw\"' 2>/dev/null | grep -qv '^0$'" ||
+	fail "matrix did not start"
+kill -9 "$(cat "$LST/agent-h4.pid")"
+wait "$mx"; rc=$?
+assert_eq "$rc" 1 "matrix with a dead agent"
+jq -e '[.findings[] | select(.kind == "unreachable")] | length > 0 and all(.hosts | index("h4"))' "$T/k.json" >/dev/null ||
+	fail "lost cells: $(jq -c '.findings' "$T/k.json")"
+jq -e '[.networks.public.cells[] | select(.state == "lost")] | all(.src == "h4" or .dst == "h4")' "$T/k.json" >/dev/null ||
+	fail "only h4's cells are lost"
+# h4's agent back, as the lab started it.
+ip netns exec "$LP-h4" "$AGENT" -d -c "$LST/agent.conf" > "$T/h4.log" 2>&1 &
+PIDS+=("$!")
+wait_until 5 grep -q "listening on" "$T/h4.log" || fail "h4 agent restart"
+
+# The coordinator killed: --resume finishes without re-measuring.
+# Not through cf(): $! must be the coordinator itself ('ip netns exec'
+# execs it), so that the kill hits the coordinator and nothing else.
+ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" matrix --profile "$PROF" --net public \
+	--tests lat,bw -t 2 --db "$T/r.db" > /dev/null 2>&1 &
+mx=$!
+wait_until 60 sh -c "[ \$(sqlite3 $T/r.db 'select count(*) from cells' 2>/dev/null || echo 0) -ge 12 ]" ||
+	fail "no cells stored"
+kill -9 "$mx"; wait "$mx" 2>/dev/null
+# Its children end by themselves (bounded); wait for them.
+wait_until 40 sh -c "! pgrep -f '[c]ephfab -i $INV -t [0-9.]* [a-z]* h[0-9] h[0-9] --net public' >/dev/null" ||
+	fail "orphans: $(pgrep -af '[c]ephfab -i')"
+sqlite3 "$T/r.db" "select network||src||dst||test||data from cells order by 1" > "$T/before.txt"
+n_before=$(wc -l < "$T/before.txt")
+cf matrix --profile "$PROF" --net public --tests lat,bw -t 2 --db "$T/r.db" --resume 1 --json "$T/r.json" >/dev/null 2>&1
+rc=$?
+[ "$rc" -le 1 ] || fail "resume exit $rc"
+sqlite3 "$T/r.db" "select network||src||dst||test||data from cells order by 1" > "$T/after.txt"
+n_after=$(wc -l < "$T/after.txt")
+note "resume: $n_before cells stored before, $n_after after"
+assert_eq "$n_after" 30 "cells after resume (15 lat + 15 bw)"
+# Every cell stored before the kill is still the one measured then: a
+# second measurement would have replaced its data.
+changed=$(grep -Fvxf "$T/after.txt" "$T/before.txt" | wc -l)
+assert_eq "$changed" 0 "cells measured again"
+assert_eq "$(jq -r '[.findings[] | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3" "resumed run findings"
+echo "matrix: ok"
