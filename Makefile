@@ -42,9 +42,9 @@ PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
 	proto/tstat.c proto/tmsg.c proto/units.c proto/hist.c \
 	proto/mtusearch.c
 AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
-	agent/engine.c agent/stream.c agent/probe.c agent/probe_io.c \
+	agent/engine.c agent/limits.c agent/stream.c agent/probe.c agent/probe_io.c \
 	agent/route.c
-COORD_SRC := coordinator/main.c coordinator/inventory.c \
+COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/inventory.c \
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
 	coordinator/probecmd.c coordinator/sched.c coordinator/findings.c \

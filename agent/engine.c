@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,103 +80,6 @@ engine_refuse(struct conn *c, unsigned type, const char *id, const char *code,
 	cJSON_AddStringToObject(b, "code", code);
 	cJSON_AddStringToObject(b, "error", msg);
 	engine_reply(c, type, b);
-}
-
-static int
-engine_target_allowed(const struct engine *e, const struct netaddr *addr,
-    char *why)
-{
-	return engine_target_allowed_cfg(e->cfg, addr, why);
-}
-
-/* engine_target_allowed_cfg: may this agent send test traffic to addr? */
-int
-engine_target_allowed_cfg(const struct agent_config *cfg,
-    const struct netaddr *addr, char *why)
-{
-	struct ifaddrs *ifa, *i;
-	int k, ok = 0;
-
-	if (cfg->nallow > 0) {
-		for (k = 0; k < cfg->nallow; k++)
-			if (netcidr_contains(&cfg->allow[k], addr))
-				return 1;
-		snprintf(why, CF_ERRLEN, "allow_targets");
-		return 0;
-	}
-	if (cfg->has_pubnet || cfg->has_clusnet) {
-		if ((cfg->has_pubnet && netcidr_contains(&cfg->pubnet, addr)) ||
-		    (cfg->has_clusnet && netcidr_contains(&cfg->clusnet, addr)))
-			return 1;
-		snprintf(why, CF_ERRLEN, "allow_targets (default: the "
-		    "configured public_network and cluster_network)");
-		return 0;
-	}
-	/* Nothing configured: the subnets this host is on. */
-	if (getifaddrs(&ifa) == -1) {
-		snprintf(why, CF_ERRLEN, "allow_targets (interfaces "
-		    "unreadable)");
-		return 0;
-	}
-	for (i = ifa; i && !ok; i = i->ifa_next) {
-		struct netcidr c;
-		struct netaddr m;
-		const uint8_t *p;
-		unsigned bits = 0, b, n;
-
-		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
-		    netaddr_from_sockaddr(i->ifa_addr, &c.addr, NULL) == -1 ||
-		    netaddr_from_sockaddr(i->ifa_netmask, &m, NULL) == -1)
-			continue;
-		p = (const uint8_t *)&m.u;
-		n = m.family == AF_INET ? 4 : 16;
-		for (b = 0; b < n; b++)
-			bits += (unsigned)__builtin_popcount(p[b]);
-		c.prefix = bits;
-		ok = netcidr_contains(&c, addr);
-	}
-	freeifaddrs(ifa);
-	if (!ok)
-		snprintf(why, CF_ERRLEN, "allow_targets (default: this host's "
-		    "own subnets)");
-	return ok;
-}
-
-/* engine_check_limits: the agent's own limits, whatever was asked. */
-static int
-engine_check_limits(struct engine *e, const struct test_spec *sp,
-    bool connector, char *msg)
-{
-	const struct agent_config *cfg = e->cfg;
-	uint32_t total = tmsg_total(sp), senders = 0, i;
-	char a[NETADDR_STRLEN], why[CF_ERRLEN];
-
-	if (total > cfg->max_streams) {
-		snprintf(msg, CF_ERRLEN, "limit max_streams = %u: %u streams "
-		    "asked", cfg->max_streams, total);
-		return -1;
-	}
-	if (sp->duration > cfg->max_duration) {
-		snprintf(msg, CF_ERRLEN, "limit max_duration = %.0f s: %.1f s "
-		    "asked", cfg->max_duration, sp->duration);
-		return -1;
-	}
-	for (i = 0; i < total; i++)
-		if (tmsg_connector_sends(sp, i) == connector)
-			senders++;
-	if (cfg->max_rate && senders > 0 &&
-	    (sp->rate == 0 || sp->rate * senders > cfg->max_rate)) {
-		snprintf(msg, CF_ERRLEN, "limit max_rate = %.0f Mbit/s: %s "
-		    "asked", (double)cfg->max_rate / 1e6, sp->rate == 0 ?
-		    "an unpaced test" : "more");
-		return -1;
-	}
-	if (connector && !engine_target_allowed(e, &sp->dst, why)) {
-		snprintf(msg, CF_ERRLEN, "limit %s: target %s not allowed", why,
-		    netaddr_str(&sp->dst, a, sizeof(a)));
-		return -1;
-	}
-	return 0;
 }
 
 static struct test *

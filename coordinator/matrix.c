@@ -498,8 +498,9 @@ plan(struct mrun *m)
 	free(rack);
 }
 
-/* retest: a bandwidth cell below the profile's floor is measured again,
- * alone, before it may become a finding (contention is not a fault). */
+/* retest: a bandwidth cell below the profile's floor, or over its
+ * retransmit limit, is measured again alone before it may become a finding
+ * (contention is not a fault). */
 static int
 retest_plan(struct mrun *m)
 {
@@ -524,12 +525,21 @@ retest_plan(struct mrun *m)
 		    pj_get_obj(c, "data", &data, err) == -1 ||
 		    pj_get_obj(data, "end", &end, err) == -1)
 			continue;
-		for (k = 0; k < 2; k++)
+		bool lossy = false;
+
+		for (k = 0; k < 2; k++) {
 			if (pj_get_obj(end, k ? "sum_reverse" : "sum", &sum,
-			    err) == 0 && pj_get_double(sum, "bits_per_second",
-			    0, 1e15, &y, err) == 0 && y / 1e9 < x)
+			    err) == -1)
+				continue;
+			if (pj_get_double(sum, "bits_per_second", 0, 1e15, &y,
+			    err) == 0 && y / 1e9 < x)
 				x = y / 1e9;
-		if (!(x < floor))
+			if (pj_get_double(sum, "retransmits_per_gb", 0, 1e15,
+			    &y, err) == 0 && y > m->o->prof.max_rpg)
+				lossy = true;
+		}
+		/* Slow or lossy: measured again alone. */
+		if (!(x < floor) && !lossy)
 			continue;
 		net = strcmp(n, "cluster") == 0;
 		for (a = 0; a < m->n && strcmp(m->h[a]->name, s); a++)

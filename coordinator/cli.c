@@ -1,0 +1,741 @@
+/* cli: per-command argument parsing, see cli.h. */
+#include "cli.h"
+#include "auth.h"
+#include "log.h"
+#include "matrix.h"
+#include "msg.h"
+#include "out.h"
+#include "pj.h"
+#include "probecmd.h"
+#include "store.h"
+#include "tput.h"
+#include "units.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+int
+load_inventory(const struct gopts *g, struct inventory *inv)
+{
+	char err[CF_ERRLEN];
+
+	if (g->inventory == NULL) {
+		fprintf(stderr, "cephfab: no inventory: give -i FILE\n");
+		return -1;
+	}
+	if (inventory_load(g->inventory, inv, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+key_path(const struct gopts *g, const struct inventory *inv)
+{
+	if (g->key)
+		return g->key;
+	if (inv->key_path[0])
+		return inv->key_path;
+	return KEY_DEFAULT;
+}
+
+static void
+pair_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV pair A B [--net public|cluster] [-P N] "
+	    "[-t SECS] [-R | --bidir]\n"
+	    "         [-l LEN] [--rate RATE] [--sport-base PORT "
+	    "[--sport-stride S]] [--udp]\n"
+	    "         [--interval SECS] [-w WINDOW] [--zerocopy] "
+	    "[--skip-rx-copy] [--bind-dev IF] [--json]\n"
+	    "  --net N          network to test (default: cluster when both "
+	    "hosts have one)\n"
+	    "  -P, --parallel N streams (default 1)\n"
+	    "  -t, --time S     seconds of sending (default 10)\n"
+	    "  -R, --reverse    B sends to A\n"
+	    "  --bidir          both ways at once, N streams each\n"
+	    "  -l, --len LEN    bytes per write (TCP, default 128K) or "
+	    "datagram (UDP, default 1400)\n"
+	    "  --rate RATE      pace each stream (bits/s: 500M, 2G); UDP "
+	    "default 1M\n"
+	    "  --sport-base P   stream i uses source port P + i * S "
+	    "(--sport-stride, default 1)\n"
+	    "  --udp            UDP at --rate: loss, duplicates, reordering, "
+	    "jitter\n"
+	    "  --interval S     seconds between reports (default 1)\n"
+	    "  -w, --window W   socket buffer size (SO_SNDBUF/SO_RCVBUF)\n"
+	    "  -Z, --zerocopy   MSG_ZEROCOPY sends where the kernel allows\n"
+	    "  --skip-rx-copy   receive with MSG_TRUNC (no copy to user "
+	    "space)\n"
+	    "  --bind-dev IF    force A's streams onto interface IF\n");
+}
+
+int
+parse_num(const char *opt, const char *v, double min, double max,
+    double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (*v == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+		fprintf(stderr, "cephfab: pair: %s: '%s' is not a number in "
+		    "[%g, %g]\n", opt, v, min, max);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+int
+cmd_pair(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL,
+	    O_SKIP, O_DEV };
+	static const struct option popts[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "parallel", required_argument, NULL, 'P' },
+		{ "time", required_argument, NULL, 't' },
+		{ "reverse", no_argument, NULL, 'R' },
+		{ "bidir", no_argument, NULL, O_BIDIR },
+		{ "len", required_argument, NULL, 'l' },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "sport-base", required_argument, NULL, O_SPB },
+		{ "sport-stride", required_argument, NULL, O_SPS },
+		{ "udp", no_argument, NULL, O_UDP },
+		{ "interval", required_argument, NULL, O_IVAL },
+		{ "window", required_argument, NULL, 'w' },
+		{ "zerocopy", no_argument, NULL, 'Z' },
+		{ "skip-rx-copy", no_argument, NULL, O_SKIP },
+		{ "bind-dev", required_argument, NULL, O_DEV },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pair_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	const char *net = NULL;
+	uint64_t u;
+	double d;
+	int ch, rc, have_len = 0, have_stride = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.streams = 1;
+	o.duration = 10;
+	o.interval = 1;
+	o.json = g->json;
+	/* 0, not 1: glibc re-initialises getopt, dropping the '+' (stop at
+	 * the first operand) mode main() used, so options may follow A B. */
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "P:t:Rl:w:Zjh", popts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case O_NET: net = optarg; break;
+		case 'P':
+			if (parse_num("-P", optarg, 1, TMSG_MAX_STREAMS, &d))
+				return EXIT_USAGE;
+			o.streams = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
+				return EXIT_USAGE;
+			break;
+		case 'R': o.reverse = true; break;
+		case O_BIDIR: o.bidir = true; break;
+		case 'l':
+			if (units_size(optarg, &u) == -1 || u < 1 ||
+			    u > 16 * 1024 * 1024) {
+				fprintf(stderr, "cephfab: pair: -l: '%s' is "
+				    "not a size in [1, 16M]\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.len = (uint32_t)u;
+			have_len = 1;
+			break;
+		case O_RATE:
+			if (units_rate(optarg, &o.rate) == -1 || o.rate == 0) {
+				fprintf(stderr, "cephfab: pair: --rate: '%s' "
+				    "is not a rate like 500M or 2G\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_SPB:
+			if (parse_num("--sport-base", optarg, 1024, 65535, &d))
+				return EXIT_USAGE;
+			o.sport_base = (uint16_t)d;
+			break;
+		case O_SPS:
+			if (parse_num("--sport-stride", optarg, 1, 1024, &d))
+				return EXIT_USAGE;
+			o.sport_stride = (uint16_t)d;
+			have_stride = 1;
+			break;
+		case O_UDP: o.udp = true; break;
+		case O_IVAL:
+			if (parse_num("--interval", optarg, 0.1, 60,
+			    &o.interval))
+				return EXIT_USAGE;
+			break;
+		case 'w':
+			if (units_size(optarg, &u) == -1 || u < 4096 ||
+			    u > (1u << 30)) {
+				fprintf(stderr, "cephfab: pair: -w: '%s' is "
+				    "not a size in [4K, 1G]\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.window = (uint32_t)u;
+			break;
+		case 'Z': o.zerocopy = true; break;
+		case O_SKIP: o.skip_rx_copy = true; break;
+		case O_DEV:
+			if (strlen(optarg) >= sizeof(o.bind_dev)) {
+				fprintf(stderr, "cephfab: pair: --bind-dev: "
+				    "'%s' is too long\n", optarg);
+				return EXIT_USAGE;
+			}
+			snprintf(o.bind_dev, sizeof(o.bind_dev), "%s", optarg);
+			break;
+		case 'j': o.json = true; break;
+		case 'h': pair_usage(stdout); return EXIT_PASS;
+		default: pair_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		pair_usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.a = argv[optind];
+	o.b = argv[optind + 1];
+	if (o.reverse && o.bidir) {
+		fprintf(stderr, "cephfab: pair: -R and --bidir exclude each "
+		    "other\n");
+		return EXIT_USAGE;
+	}
+	if (o.udp && o.bidir) {
+		fprintf(stderr, "cephfab: pair: --udp runs one way; use -R for "
+		    "the other\n");
+		return EXIT_USAGE;
+	}
+	if (have_stride && !o.sport_base) {
+		fprintf(stderr, "cephfab: pair: --sport-stride needs "
+		    "--sport-base\n");
+		return EXIT_USAGE;
+	}
+	if (o.sport_base && !have_stride)
+		o.sport_stride = 1;
+	if (!have_len)
+		o.len = o.udp ? 1400 : 128 * 1024;
+	if (o.udp && (o.len < TMSG_UDP_HDR || o.len > 65507)) {
+		fprintf(stderr, "cephfab: pair: -l: UDP datagrams are %d to "
+		    "65507 bytes\n", TMSG_UDP_HDR);
+		return EXIT_USAGE;
+	}
+	if (o.udp && o.rate == 0)
+		o.rate = 1000000;
+	if (o.interval > o.duration)
+		o.interval = o.duration;
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (net == NULL) {
+		struct inv_host *ha = inventory_find(&inv, o.a);
+		struct inv_host *hb = inventory_find(&inv, o.b);
+
+		o.net = ha && hb && ha->clus.family && hb->clus.family ?
+		    NET_CLUSTER : NET_PUBLIC;
+	} else if (strcmp(net, "public") == 0) {
+		o.net = NET_PUBLIC;
+	} else if (strcmp(net, "cluster") == 0) {
+		o.net = NET_CLUSTER;
+	} else {
+		fprintf(stderr, "cephfab: pair: --net: '%s' is not public or "
+		    "cluster\n", net);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	rc = pair_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
+static void
+probe_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV latency A B [--net N] [--tcp|--udp] "
+	    "[--size LIST] [--count N | -t S]\n"
+	    "                 [--rate PPS] [--loaded] [--json]\n"
+	    "       cephfab -i INV mtu A B [--net N] [--json]\n"
+	    "       cephfab -i INV ports A B [--net N] [--ports LIST] "
+	    "[--json]\n"
+	    "       cephfab -i INV reach A B --from-net N --to-net M "
+	    "[--json]\n"
+	    "  --size LIST   message sizes, e.g. 64,2000,65536 (default "
+	    "64,512,2000,8192)\n"
+	    "  --count N     round trips per size (default 1000); -t S bounds "
+	    "the time instead\n"
+	    "  --rate PPS    round trips per second (default: back to back)\n"
+	    "  --loaded      again while a 4-stream throughput test runs on "
+	    "the path\n"
+	    "  --ports LIST  e.g. 3300,6789,6800-6810 (default: Ceph's, "
+	    "sampled)\n");
+}
+
+static int
+parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
+    uint32_t *out, int cap, bool ranges)
+{
+	char buf[1024], *tok, *save = NULL, *dash, *end;
+	unsigned long a, b, x;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		dash = ranges ? strchr(tok, '-') : NULL;
+		a = strtoul(tok, &end, 10);
+		if (end == tok || (dash ? end != dash : *end != '\0'))
+			goto bad;
+		b = a;
+		if (dash) {
+			b = strtoul(dash + 1, &end, 10);
+			if (end == dash + 1 || *end != '\0' || b < a)
+				goto bad;
+		}
+		if (a < min || b > max)
+			goto bad;
+		for (x = a; x <= b; x++) {
+			if (n == cap) {
+				fprintf(stderr, "cephfab: %s: more than %d "
+				    "values\n", opt, cap);
+				return -1;
+			}
+			out[n++] = (uint32_t)x;
+		}
+	}
+	if (n == 0)
+		goto bad;
+	return n;
+bad:
+	fprintf(stderr, "cephfab: %s: '%s' is not a list of numbers in "
+	    "[%u, %u]\n", opt, v, min, max);
+	return -1;
+}
+
+static int
+parse_net(const char *opt, const char *v, int *out)
+{
+	if (strcmp(v, "public") == 0)
+		*out = 0;
+	else if (strcmp(v, "cluster") == 0)
+		*out = 1;
+	else {
+		fprintf(stderr, "cephfab: %s: '%s' is not public or cluster\n",
+		    opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
+{
+	enum { O_NET = 256, O_TCP, O_UDP, O_SIZE, O_COUNT, O_RATE, O_LOADED,
+	    O_PORTS, O_FROM, O_TO };
+	static const struct option popts[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "tcp", no_argument, NULL, O_TCP },
+		{ "udp", no_argument, NULL, O_UDP },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "time", required_argument, NULL, 't' },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "loaded", no_argument, NULL, O_LOADED },
+		{ "ports", required_argument, NULL, O_PORTS },
+		{ "from-net", required_argument, NULL, O_FROM },
+		{ "to-net", required_argument, NULL, O_TO },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pcmd_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	uint32_t tmp[128];
+	const char *net = NULL;
+	int ch, rc, i, n, have_from = 0, have_to = 0;
+	double d;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = (enum pcmd_kind)kind;
+	o.json = g->json;
+	o.count = 1000;
+	o.duration = 0;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "t:jh", popts, NULL)) != -1) {
+		switch (ch) {
+		case O_NET: net = optarg; break;
+		case O_TCP: o.tcp = true; break;
+		case O_UDP: o.tcp = false; break;
+		case O_SIZE:
+			if ((n = parse_list("--size", optarg, 32, 65536,
+			    o.sizes, 16, false)) == -1)
+				return EXIT_USAGE;
+			o.nsizes = n;
+			break;
+		case O_COUNT:
+			if (parse_num("--count", optarg, 1, 1000000, &d))
+				return EXIT_USAGE;
+			o.count = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
+				return EXIT_USAGE;
+			break;
+		case O_RATE:
+			if (parse_num("--rate", optarg, 1, 100000, &d))
+				return EXIT_USAGE;
+			o.rate = (uint32_t)d;
+			break;
+		case O_LOADED: o.loaded = true; break;
+		case O_PORTS:
+			if ((n = parse_list("--ports", optarg, 1, 65535, tmp,
+			    128, true)) == -1)
+				return EXIT_USAGE;
+			for (i = 0; i < n; i++)
+				o.ports[i] = (uint16_t)tmp[i];
+			o.nports = n;
+			break;
+		case O_FROM:
+			if (parse_net("--from-net", optarg, &o.net))
+				return EXIT_USAGE;
+			have_from = 1;
+			break;
+		case O_TO:
+			if (parse_net("--to-net", optarg, &o.to_net))
+				return EXIT_USAGE;
+			have_to = 1;
+			break;
+		case 'j': o.json = true; break;
+		case 'h': probe_usage(stdout); return EXIT_PASS;
+		default: probe_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		probe_usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.a = argv[optind];
+	o.b = argv[optind + 1];
+	for (i = 0; i < o.nsizes; i++) {
+		if (!o.tcp && o.sizes[i] > 65507) {
+			fprintf(stderr, "cephfab: --size: %u is larger than a "
+			    "UDP datagram (65507); use --tcp\n", o.sizes[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (kind == PC_REACH && (!have_from || !have_to)) {
+		fprintf(stderr, "cephfab: reach: give --from-net and "
+		    "--to-net\n");
+		return EXIT_USAGE;
+	}
+	if (net && parse_net("--net", net, &o.net))
+		return EXIT_USAGE;
+	if (o.duration > 0 && o.count == 1000)
+		o.count = 1000000;	/* -t bounds it instead */
+	if (o.nsizes == 0) {
+		static const uint32_t dflt[] = { 64, 512, 2000, 8192 };
+
+		/* 2000 B: the size Ceph pads OSD heartbeats to. */
+		memcpy(o.sizes, dflt, sizeof(dflt));
+		o.nsizes = kind == PC_REACH ? 2 : 4;
+		if (kind == PC_REACH)
+			o.count = 20;
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (net == NULL && kind != PC_REACH) {
+		struct inv_host *ha = inventory_find(&inv, o.a);
+		struct inv_host *hb = inventory_find(&inv, o.b);
+
+		o.net = ha && hb && ha->clus.family && hb->clus.family;
+	}
+	if (kind == PC_PORTS && o.nports == 0) {
+		/* Ceph's: the mons on the public network, and a spread of
+		 * the OSD range on both. */
+		if (o.net == 0) {
+			o.ports[o.nports++] = 3300;
+			o.ports[o.nports++] = 6789;
+		}
+		for (i = 6800; i <= 7300; i += 50)
+			o.ports[o.nports++] = (uint16_t)i;
+	}
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	o.inventory_path = inv.path;
+	o.key_path = key_path(g, &inv);
+	if (o.duration == 0)
+		o.duration = kind == PC_LATENCY ? 30 : 15;
+	rc = pcmd_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
+static void
+matrix_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV matrix [--net public,cluster] "
+	    "[--tests bw,lat,mtu,ports] [-P N] [-t S]\n"
+	    "         [--mode pairwise] [--profile FILE] [--db FILE] "
+	    "[--resume RUN] [--max-per-rack N]\n"
+	    "         [--html FILE] [--json FILE|-] [--junit FILE] [--prom FILE]\n"
+	    "       cephfab -i INV report RUN [--db FILE] [same outputs]\n"
+	    "  --net LIST      networks (default: both where the inventory has "
+	    "them)\n"
+	    "  --tests LIST    bw (throughput), lat, mtu, ports (default: all)\n"
+	    "  -P N, -t S      streams each way and seconds per pair (default "
+	    "2, 5)\n"
+	    "  --profile F     acceptance thresholds (configs/profiles/*.conf)\n"
+	    "  --db F          results database (default ./cephfab.db)\n"
+	    "  --resume RUN    finish an interrupted run\n"
+	    "  --max-per-rack N  inter-rack pairs per rack per round\n"
+	    "  --concurrency N probe cells at once (default 4)\n"
+	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
+}
+
+int
+cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
+{
+	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
+	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC };
+	static const struct option mopts[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "tests", required_argument, NULL, O_TESTS },
+		{ "parallel", required_argument, NULL, 'P' },
+		{ "time", required_argument, NULL, 't' },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "profile", required_argument, NULL, O_PROFILE },
+		{ "db", required_argument, NULL, O_DB },
+		{ "resume", required_argument, NULL, O_RESUME },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "json", required_argument, NULL, O_JSONF },
+		{ "junit", required_argument, NULL, O_JUNIT },
+		{ "prom", required_argument, NULL, O_PROM },
+		{ "max-per-rack", required_argument, NULL, O_MPR },
+		{ "concurrency", required_argument, NULL, O_CONC },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct matrix_opts o;
+	struct inventory inv;
+	char err[CF_ERRLEN], buf[256], *tok, *save;
+	const char *nets = NULL;
+	int ch, rc;
+	double d;
+
+	memset(&o, 0, sizeof(o));
+	o.tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS;
+	o.streams = 2;
+	o.secs = 5;
+	o.concurrency = 4;
+	o.db = "cephfab.db";
+	o.json_stdout = g->json;
+	profile_defaults(&o.prof);
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "P:t:h", mopts, NULL)) != -1) {
+		switch (ch) {
+		case O_NET: nets = optarg; break;
+		case O_TESTS:
+			o.tests = 0;
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			save = NULL;
+			for (tok = strtok_r(buf, ",", &save); tok;
+			    tok = strtok_r(NULL, ",", &save)) {
+				if (strcmp(tok, "bw") == 0) o.tests |= MT_BW;
+				else if (strcmp(tok, "lat") == 0) o.tests |= MT_LAT;
+				else if (strcmp(tok, "mtu") == 0) o.tests |= MT_MTU;
+				else if (strcmp(tok, "ports") == 0)
+					o.tests |= MT_PORTS;
+				else {
+					fprintf(stderr, "cephfab: matrix: "
+					    "--tests: '%s' is not bw, lat, mtu "
+					    "or ports\n", tok);
+					return EXIT_USAGE;
+				}
+			}
+			break;
+		case 'P':
+			if (parse_num("-P", optarg, 1, 64, &d))
+				return EXIT_USAGE;
+			o.streams = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 1, 300, &o.secs))
+				return EXIT_USAGE;
+			break;
+		case O_MODE:
+			if (strcmp(optarg, "pairwise") != 0) {
+				fprintf(stderr, "cephfab: matrix: --mode: only "
+				    "'pairwise' is implemented in this "
+				    "version\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case O_PROFILE:
+			if (profile_load(optarg, &o.prof, err) == -1) {
+				fprintf(stderr, "cephfab: %s\n", err);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_DB: o.db = optarg; break;
+		case O_RESUME:
+			if (parse_num("--resume", optarg, 1, 1e15, &d))
+				return EXIT_USAGE;
+			o.resume = (int64_t)d;
+			break;
+		case O_HTML: o.html = optarg; break;
+		case O_JSONF:
+			/* '-': the JSON on stdout instead of the table. */
+			if (strcmp(optarg, "-") == 0)
+				o.json_stdout = true;
+			else
+				o.json = optarg;
+			break;
+		case O_JUNIT: o.junit = optarg; break;
+		case O_PROM: o.prom = optarg; break;
+		case O_MPR:
+			if (parse_num("--max-per-rack", optarg, 1, 1000, &d))
+				return EXIT_USAGE;
+			o.max_per_rack = (int)d;
+			break;
+		case O_CONC:
+			if (parse_num("--concurrency", optarg, 1, 64, &d))
+				return EXIT_USAGE;
+			o.concurrency = (int)d;
+			break;
+		case 'h': matrix_usage(stdout); return EXIT_PASS;
+		default: matrix_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != (report ? 1 : 0)) {
+		matrix_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (nets) {
+		snprintf(buf, sizeof(buf), "%s", nets);
+		save = NULL;
+		for (tok = strtok_r(buf, ",", &save); tok;
+		    tok = strtok_r(NULL, ",", &save)) {
+			if (strcmp(tok, "public") == 0)
+				o.nets |= 1;
+			else if (strcmp(tok, "cluster") == 0)
+				o.nets |= 2;
+			else {
+				fprintf(stderr, "cephfab: matrix: --net: '%s' is "
+				    "not public or cluster\n", tok);
+				inventory_free(&inv);
+				return EXIT_USAGE;
+			}
+		}
+	} else {
+		struct inv_host *h;
+		int pub = 1, clu = 1;
+
+		TAILQ_FOREACH(h, &inv.hosts, entry) {
+			pub &= h->pub.family != 0;
+			clu &= h->clus.family != 0;
+		}
+		o.nets = pub | clu << 1;
+		if (o.nets == 0) {
+			fprintf(stderr, "cephfab: matrix: no network on which "
+			    "every host of %s has an address\n", inv.path);
+			inventory_free(&inv);
+			return EXIT_USAGE;
+		}
+	}
+	o.inventory = inv.path;
+	o.key = g->key;
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	if (report) {
+		if (parse_num("RUN", argv[optind], 1, 1e15, &d)) {
+			inventory_free(&inv);
+			return EXIT_USAGE;
+		}
+		rc = matrix_report(&inv, &o, (int64_t)d);
+	} else {
+		rc = matrix_run(&inv, &o);
+	}
+	inventory_free(&inv);
+	return rc;
+}
+
+int
+cmd_runs(const struct gopts *g, int argc, char **argv)
+{
+	struct store st;
+	char err[CF_ERRLEN];
+	const char *db = "cephfab.db";
+	cJSON *runs, *r;
+
+	if (argc == 3 && strcmp(argv[1], "--db") == 0)
+		db = argv[2];
+	else if (argc != 1) {
+		fprintf(stderr, "usage: cephfab runs [--db FILE]\n");
+		return EXIT_USAGE;
+	}
+	if (access(db, R_OK) != 0) {
+		fprintf(stderr, "cephfab: runs: %s: %s\n", db,
+		    strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (store_open(&st, db, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	runs = store_runs(&st);
+	if (g->json) {
+		out_json(runs);
+	} else {
+		printf("%6s  %-19s  %-10s  %5s  %s\n", "RUN", "STARTED",
+		    "VERDICT", "CELLS", "INVENTORY");
+		cJSON_ArrayForEach(r, runs) {
+			double id = 0, cells = 0;
+			const char *started = "", *verdict = "", *inv = "";
+
+			pj_get_double(r, "id", 0, 1e15, &id, err);
+			pj_get_double(r, "cells", 0, 1e15, &cells, err);
+			pj_get_str(r, "started", 0, 64, &started, err);
+			pj_get_str(r, "verdict", 0, 32, &verdict, err);
+			pj_get_str(r, "inventory", 0, 4096, &inv, err);
+			printf("%6.0f  %-19s  %-10s  %5.0f  %s\n", id, started,
+			    verdict, cells, inv);
+		}
+	}
+	cJSON_Delete(runs);
+	store_close(&st);
+	return EXIT_PASS;
+}
+
