@@ -47,7 +47,7 @@ AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
 COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/inventory.c \
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
-	coordinator/probecmd.c coordinator/sched.c coordinator/findings.c \
+	coordinator/probecmd.c coordinator/rounds.c coordinator/findings.c \
 	coordinator/store.c coordinator/matrix.c coordinator/mreport.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
@@ -57,13 +57,13 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tstat test_tmsg test_hist \
-	test_mtusearch test_sched test_findings
+	test_mtusearch test_rounds test_findings
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
 $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
-$(BUILD)/tests/test_sched: $(BUILD)/coordinator/sched.o
+$(BUILD)/tests/test_rounds: $(BUILD)/coordinator/rounds.o
 $(BUILD)/tests/test_findings: $(BUILD)/coordinator/findings.o
 
 .PHONY: all deps check unit unit-asan unit-asan-build integration fuzz \

@@ -3,7 +3,7 @@
 #include "log.h"
 #include "out.h"
 #include "pj.h"
-#include "sched.h"
+#include "rounds.h"
 #include "store.h"
 
 #include <errno.h>

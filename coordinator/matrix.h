@@ -3,7 +3,7 @@
  * both Ceph networks. Every cell (one probe or one throughput test) runs
  * as a child 'cephfab' command with --json, so a cell is isolated,
  * bounded and killable by PID; the scheduler runs probes concurrently
- * first, then the throughput rounds (sched.h), retests cells that look
+ * first, then the throughput rounds (rounds.h), retests cells that look
  * bad alone, stores each cell as it completes (store.h), classifies
  * (findings.h) and reports (mreport.c).
  */

@@ -146,8 +146,13 @@ cmd_up() {
 	case $DESIGN in
 	flat) build_flat ;;
 	leafspine) build_leafspine
-		say "waiting for BGP and ECMP on every leaf"
-		converge_leafspine || die "leafspine did not converge in ${CONVERGE_SECS:-60}s" ;;
+		if grep -q dualhomed=1 "$ST/nets"; then
+			say "waiting for BGP and two paths between every pair of hosts"
+			converge_dual || die "dual-homed leafspine did not converge in ${CONVERGE_SECS:-60}s"
+		else
+			say "waiting for BGP and ECMP on every leaf"
+			converge_leafspine || die "leafspine did not converge in ${CONVERGE_SECS:-60}s"
+		fi ;;
 	ospf-dual) build_ospf_dual
 		say "waiting for OSPF and two equal-cost routes on every host"
 		converge_ospf || die "ospf-dual did not converge in ${CONVERGE_SECS:-60}s" ;;

@@ -61,6 +61,10 @@ build_flat() {
 
 build_leafspine() {
 	local S L H s l j i=0 k=0 h nets nbrs
+	if [ "$(topo_get "$TOPO" dualhomed 0)" = 1 ]; then
+		build_leafspine_dual
+		return
+	fi
 	S=$(topo_get "$TOPO" spines 2)
 	L=$(topo_get "$TOPO" leaves 2)
 	H=$(topo_get "$TOPO" hosts_per_leaf 2)
@@ -188,6 +192,113 @@ converge_ospf() {
 				[ "$i" = "$j" ] && continue
 				[ "$(route_paths "h$i" "198.19.0.$((10 + j))/32")" = 2 ] || { ok=0; break 2; }
 			done
+		done
+		[ $ok = 1 ] && return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.3
+	done
+}
+
+# build_leafspine_dual: hosts that run their own BGP. Leaves pair up into
+# racks (l1+l2 = rack 1, ...); every host has a /31 link to both leaves of
+# its rack, announces its public and cluster addresses as /32 loopbacks
+# (AS 65300+i), and reaches every other host over both links (ECMP).
+build_leafspine_dual() {
+	local S L H s l j i=0 k=0 q=0 h nbrs r pa ca lnbr
+	S=$(topo_get "$TOPO" spines 2)
+	L=$(topo_get "$TOPO" leaves 2)
+	H=$(topo_get "$TOPO" hosts_per_leaf 2)
+	[ $((L % 2)) = 0 ] || die "$TOPO: dualhomed needs an even number of leaves"
+	build_mgmt
+	for s in $(seq 1 "$S"); do add_node "s$s" spine; done
+	for l in $(seq 1 "$L"); do
+		add_node "l$l" leaf
+		ip -n "$(ns "l$l")" addr add "198.19.250.$l/32" dev lo
+		for s in $(seq 1 "$S"); do
+			add_link "l$l-s$s" "l$l" "s$s" "s$s" "l$l" "" "$UPLINK_MBIT"
+			ip -n "$(ns "l$l")" addr add "198.19.200.$((2 * k + 1))/31" dev "s$s"
+			ip -n "$(ns "s$s")" addr add "198.19.200.$((2 * k))/31" dev "l$l"
+			k=$((k + 1))
+		done
+		echo "" > "$ST/lnbr-l$l"
+	done
+	for r in $(seq 1 $((L / 2))); do
+		for j in $(seq 1 "$H"); do
+			i=$((i + 1)); h=h$i
+			pa="198.18.$r.$((10 + j))"; ca="198.19.$r.$((10 + j))"
+			add_node "$h" router
+			mgmt_host "$h" "$i"
+			ip -n "$(ns "$h")" addr add "$pa/32" dev lo
+			ip -n "$(ns "$h")" addr add "$ca/32" dev lo
+			nbrs=""
+			for l in $((2 * r - 1)) $((2 * r)); do
+				add_link "$h-l$l" "$h" "l$l" "l$l" "$h" "" "$HOST_MBIT"
+				ip -n "$(ns "$h")" addr add "198.19.210.$((2 * q + 1))/31" dev "l$l"
+				ip -n "$(ns "l$l")" addr add "198.19.210.$((2 * q))/31" dev "$h"
+				nbrs="$nbrs 198.19.210.$((2 * q))"
+				echo "198.19.210.$((2 * q + 1))" >> "$ST/lnbr-l$l"
+				q=$((q + 1))
+			done
+			frr_zebra_conf "$h"
+			# Sources: the public /32 toward the public network,
+			# the cluster /32 toward the cluster network.
+			{
+				echo "frr defaults datacenter"
+				echo "hostname $h"
+				echo "log file $(frr_dir "$h")/zebra.log"
+				echo "ip prefix-list PUB seq 5 permit 198.18.0.0/17 le 32"
+				echo "ip prefix-list CLU seq 5 permit 198.19.0.0/17 le 32"
+				echo "route-map SRC permit 10"
+				echo " match ip address prefix-list PUB"
+				echo " set src $pa"
+				echo "route-map SRC permit 20"
+				echo " match ip address prefix-list CLU"
+				echo " set src $ca"
+				echo "route-map SRC permit 30"
+				echo "ip protocol bgp route-map SRC"
+			} | frr_write "$h" zebra
+			frr_bgp_conf "$h" $((65300 + i)) "$ca" "$nbrs" "$pa/32 $ca/32"
+			host_rec "$h" "$pa" "$ca" "198.18.255.$((10 + i))" "rack$r" lo lo
+		done
+	done
+	k=0
+	for l in $(seq 1 "$L"); do
+		nbrs=$(tr '\n' ' ' < "$ST/lnbr-l$l")
+		for s in $(seq 1 "$S"); do
+			nbrs="$nbrs 198.19.200.$((2 * (k + s - 1)))"
+		done
+		k=$((k + S))
+		frr_zebra_conf "l$l"
+		frr_bgp_conf "l$l" $((65100 + l)) "198.19.250.$l" "$nbrs" ""
+	done
+	for s in $(seq 1 "$S"); do
+		nbrs=""
+		for l in $(seq 1 "$L"); do
+			nbrs="$nbrs 198.19.200.$((2 * ((l - 1) * S + s - 1) + 1))"
+		done
+		frr_zebra_conf "s$s"
+		frr_bgp_conf "s$s" 65000 "198.19.251.$s" "$nbrs" ""
+	done
+	for l in $(seq 1 "$L"); do frr_start "l$l" zebra bgpd; done
+	for s in $(seq 1 "$S"); do frr_start "s$s" zebra bgpd; done
+	for h in $(awk '{print $1}' "$ST/hosts"); do frr_start "$h" zebra bgpd; done
+	echo "public_network=198.18.0.0/17 cluster_network=198.19.0.0/17" > "$ST/nets"
+	echo "spines=$S leaves=$L hosts_per_leaf=$H dualhomed=1" >> "$ST/nets"
+}
+
+# converge_dual: every host has two next hops to every other host's
+# cluster /32, and every host's sessions are up.
+converge_dual() {
+	local end ok h o c
+	end=$(( $(date +%s) + ${CONVERGE_SECS:-60} ))
+	while :; do
+		ok=1
+		for h in $(awk '{print $1}' "$ST/hosts"); do
+			bgp_established "$h" || { ok=0; break; }
+			while read -r o _ c _; do
+				[ "$o" = "$h" ] && continue
+				[ "$(route_paths "$h" "$c/32")" = 2 ] || { ok=0; break 2; }
+			done < "$ST/hosts"
 		done
 		[ $ok = 1 ] && return 0
 		[ "$(date +%s)" -ge "$end" ] && return 1

@@ -1,4 +1,4 @@
-/* Unit tests for coordinator/sched.c: coverage, disjointness, round
+/* Unit tests for coordinator/rounds.c: coverage, disjointness, round
  * counts and the rack cap for n = 2..40. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sched.h"
+#include "rounds.h"
 
 static void
 check(int n, const int *rack, int cap)

@@ -1,12 +1,12 @@
 /*
- * sched: which pairs test at the same time. The pairwise matrix is a
+ * rounds: which pairs test at the same time. The pairwise matrix is a
  * round-robin tournament (circle method): n-1 rounds (n for odd n, one
  * host resting each round), floor(n/2) disjoint pairs per round, every
  * unordered pair exactly once. A rack cap moves inter-rack pairs beyond
  * max_per_rack into extra rounds, so uplinks are not what gets measured.
  */
-#ifndef CF_SCHED_H
-#define CF_SCHED_H
+#ifndef CF_ROUNDS_H
+#define CF_ROUNDS_H
 
 struct sched_pair {
 	int a, b;

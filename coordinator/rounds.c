@@ -1,5 +1,5 @@
-/* sched: circle-method rounds with a rack cap, see sched.h. */
-#include "sched.h"
+/* rounds: circle-method rounds with a rack cap, see rounds.h. */
+#include "rounds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +62,7 @@ int
 sched_build(struct sched *s, int n, const int *rack, int max_per_rack)
 {
 	int m = n % 2 ? n + 1 : n;	/* a ghost host for odd n */
-	int *pos, r, k, base, cap = n / 2 > 0 ? n / 2 : 1;
+	int *pos, r, k, cap = n / 2 > 0 ? n / 2 : 1;
 
 	memset(s, 0, sizeof(*s));
 	if (n < 2)
@@ -72,7 +72,6 @@ sched_build(struct sched *s, int n, const int *rack, int max_per_rack)
 		return -1;
 	for (k = 0; k < m; k++)
 		pos[k] = k;
-	base = 0;
 	for (r = 0; r < m - 1; r++) {
 		int first = -1;
 
@@ -115,7 +114,6 @@ sched_build(struct sched *s, int n, const int *rack, int max_per_rack)
 			    sizeof(*pos));
 			pos[1] = last;
 		}
-		(void)base;
 	}
 	free(pos);
 	return 0;
