@@ -22,6 +22,7 @@
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <linux/net_tstamp.h>
 
 #define PROBE_MAGIC 0x43465031u	/* "CFP1" */
 
@@ -288,13 +289,72 @@ pace(struct probe *p, uint64_t start, uint64_t i)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* latency_udp: one datagram in flight; the kernel's receive timestamp
- * (SO_TIMESTAMPNS) splits the RTT from our own wake-up delay. */
+/* ts_from_cmsg reads an SCM_TIMESTAMPING message: raw hardware (the
+ * NIC's clock) when the NIC stamped it, else software. 0 when absent. */
+static uint64_t
+ts_from_cmsg(struct msghdr *mh, bool *hw, uint64_t *sw)
+{
+	struct cmsghdr *cm;
+
+	*sw = 0;
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPING) {
+			struct timespec ts[3];
+
+			memcpy(ts, CMSG_DATA(cm), sizeof(ts));
+			*sw = (uint64_t)ts[0].tv_sec * 1000000000ull +
+			    (uint64_t)ts[0].tv_nsec;
+			if (ts[2].tv_sec || ts[2].tv_nsec) {
+				*hw = true;
+				return (uint64_t)ts[2].tv_sec * 1000000000ull +
+				    (uint64_t)ts[2].tv_nsec;
+			}
+			*hw = false;
+			return *sw;
+		}
+	}
+	return 0;
+}
+
+/* tx_stamp drains the error queue for the send timestamp of the datagram
+ * just answered (one in flight, so the newest is ours). */
+static uint64_t
+tx_stamp(int fd, bool *hw)
+{
+	char cbuf[256], data[64];
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr mh;
+	uint64_t t = 0, sw;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		uint64_t x;
+
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			break;
+		if ((x = ts_from_cmsg(&mh, hw, &sw)) != 0)
+			t = x;
+	}
+	return t;
+}
+
+/* latency_udp: one datagram in flight. SO_TIMESTAMPING's send and
+ * receive stamps (the NIC's where it offers them, else the kernel's) give
+ * the network's share of each round trip apart from our own scheduling;
+ * the receive stamp against our wake-up is that scheduling delay. */
 static cJSON *
 latency_udp(struct probe *p, int fd, uint32_t size, double end,
     uint64_t *seq)
 {
 	struct hist *h = malloc(sizeof(*h)), *hd = malloc(sizeof(*hd));
+	struct hist *hn = malloc(sizeof(*hn));
+	bool any_hw = false;
 	uint8_t *buf = calloc(1, size), *rb = malloc(65536);
 	char cbuf[256];
 	uint64_t i, lost = 0, start = now_ns(), rseq, t0, t1, sent = 0;
@@ -302,12 +362,13 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 	uint32_t flags;
 	cJSON *o;
 
-	if (!h || !hd || !buf || !rb) {
-		free(h); free(hd); free(buf); free(rb);
+	if (!h || !hd || !hn || !buf || !rb) {
+		free(h); free(hd); free(hn); free(buf); free(rb);
 		return NULL;
 	}
 	hist_init(h);
 	hist_init(hd);
+	hist_init(hn);
 	timeo(fd, (int)p->timeout_ms);
 	for (i = 0; i < p->count && !stopped(p, end); i++) {
 		struct iovec iov = { rb, 65536 };
@@ -320,7 +381,6 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 			break;
 		}
 		struct msghdr mh;
-		struct cmsghdr *cm;
 		ssize_t n;
 
 		pace(p, start, i);
@@ -349,18 +409,17 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 			t1 = now_ns();
 			streak = 0;
 			hist_add(h, t1 - t0);
-			for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh,
-			    cm)) {
-				if (cm->cmsg_level == SOL_SOCKET &&
-				    cm->cmsg_type == SCM_TIMESTAMPNS) {
-					struct timespec ts;
-					uint64_t k, u = real_ns();
+			{
+				bool rhw = false, thw = false;
+				uint64_t rsw, rx = ts_from_cmsg(&mh, &rhw, &rsw);
+				uint64_t tx = tx_stamp(fd, &thw), u = real_ns();
 
-					memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-					k = (uint64_t)ts.tv_sec * 1000000000ull +
-					    (uint64_t)ts.tv_nsec;
-					if (u >= k)
-						hist_add(hd, u - k);
+				if (rsw && u >= rsw)
+					hist_add(hd, u - rsw);
+				/* Both stamps from one clock, or none. */
+				if (rx && tx && rhw == thw && rx >= tx) {
+					hist_add(hn, rx - tx);
+					any_hw |= rhw;
 				}
 			}
 			break;
@@ -381,11 +440,17 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 		cJSON_AddNumberToObject(d, "p99_us",
 		    (double)hist_pct(hd, 99) / 1e3);
 		cJSON_AddNumberToObject(d, "mean_us", hist_mean(hd) / 1e3);
-		cJSON_AddNumberToObject(o, "network_p50_us",
-		    ((double)hist_pct(h, 50) - (double)hist_pct(hd, 50)) /
-		    1e3);
 	}
-	free(h); free(hd); free(buf); free(rb);
+	if (hn->n) {
+		cJSON *nr = hist_json(hn);
+
+		/* The buckets are in "rtt"; here the summary is enough. */
+		cJSON_DeleteItemFromObject(nr, "buckets");
+		cJSON_AddStringToObject(nr, "timestamps", any_hw ? "hardware" :
+		    "software");
+		cJSON_AddItemToObject(o, "network_rtt", nr);
+	}
+	free(h); free(hd); free(hn); free(buf); free(rb);
 	return o;
 }
 
@@ -445,8 +510,15 @@ probe_run_latency(void *arg)
 	fd = runner_socket(p, p->udp ? SOCK_DGRAM : SOCK_STREAM, err);
 	if (fd == -1)
 		goto fail;
-	if (p->udp)
-		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	if (p->udp) {
+		int tsf = SOF_TIMESTAMPING_TX_SOFTWARE |
+		    SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+		    SOF_TIMESTAMPING_TX_HARDWARE |
+		    SOF_TIMESTAMPING_RX_HARDWARE |
+		    SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_OPT_TSONLY;
+
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &tsf, sizeof(tsf));
+	}
 	else
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	timeo(fd, p->udp ? (int)p->timeout_ms : 1000);
