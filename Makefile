@@ -48,7 +48,8 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/inventory.c \
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
 	coordinator/probecmd.c coordinator/rounds.c coordinator/findings.c \
-	coordinator/store.c coordinator/matrix.c coordinator/mreport.c
+	coordinator/store.c coordinator/matrix.c coordinator/mreport.c \
+	coordinator/compare.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)

@@ -7,6 +7,7 @@
 #include "out.h"
 #include "pj.h"
 #include "probecmd.h"
+#include "compare.h"
 #include "store.h"
 #include "tput.h"
 #include "units.h"
@@ -739,3 +740,30 @@ cmd_runs(const struct gopts *g, int argc, char **argv)
 	return EXIT_PASS;
 }
 
+
+int
+cmd_compare(const struct gopts *g, int argc, char **argv)
+{
+	const char *db = "cephfab.db";
+	double a, b;
+	int i = 1;
+
+	if (argc >= 3 && strcmp(argv[1], "--db") == 0) {
+		db = argv[2];
+		i = 3;
+	}
+	if (argc - i != 2) {
+		fprintf(stderr, "usage: cephfab compare [--db FILE] RUN_A "
+		    "RUN_B\n");
+		return EXIT_USAGE;
+	}
+	if (parse_num("RUN_A", argv[i], 1, 1e15, &a) ||
+	    parse_num("RUN_B", argv[i + 1], 1, 1e15, &b))
+		return EXIT_USAGE;
+	if (access(db, R_OK) != 0) {
+		fprintf(stderr, "cephfab: compare: %s: %s\n", db,
+		    strerror(errno));
+		return EXIT_USAGE;
+	}
+	return compare_run(db, (int64_t)a, (int64_t)b, g->json);
+}

@@ -7,6 +7,7 @@
 #ifndef CF_CLI_H
 #define CF_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "inventory.h"
@@ -32,5 +33,6 @@ int cmd_pair(const struct gopts *g, int argc, char **argv);
 int cmd_probe(const struct gopts *g, int kind, int argc, char **argv);
 int cmd_matrix(const struct gopts *g, int argc, char **argv, bool report);
 int cmd_runs(const struct gopts *g, int argc, char **argv);
+int cmd_compare(const struct gopts *g, int argc, char **argv);
 
 #endif

@@ -53,6 +53,7 @@ usage(FILE *f)
 	    "  runs [--db F]      the stored matrix runs\n"
 	    "  report RUN [opts]  render a stored run again (same outputs as "
 	    "matrix)\n"
+	    "  compare A B        two stored runs side by side (--db F)\n"
 	    "  version            print the version\n"
 	    "options:\n"
 	    "  -i, --inventory F  inventory file (see configs/README.md)\n"
@@ -240,6 +241,8 @@ main(int argc, char **argv)
 		return cmd_matrix(&g, argc, argv, true);
 	if (strcmp(cmd, "runs") == 0)
 		return cmd_runs(&g, argc, argv);
+	if (strcmp(cmd, "compare") == 0)
+		return cmd_compare(&g, argc, argv);
 	/* Options may also follow the command word: "hosts --json". */
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+i:k:jt:v", opts, NULL)) != -1) {

@@ -224,3 +224,27 @@ store_runs(struct store *s)
 	sqlite3_finalize(st);
 	return arr;
 }
+
+cJSON *
+store_findings(struct store *s, int64_t run)
+{
+	sqlite3_stmt *st;
+	cJSON *f = NULL;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT data FROM findings WHERE run = ?",
+	    -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(st,
+			    0);
+
+			f = d ? cJSON_Parse(d) : NULL;
+		}
+		sqlite3_finalize(st);
+	}
+	if (f == NULL || !cJSON_IsArray(f)) {
+		cJSON_Delete(f);
+		f = cJSON_CreateArray();
+	}
+	return f;
+}

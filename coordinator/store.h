@@ -39,6 +39,9 @@ int store_put_cell(struct store *s, int64_t run, const char *net,
 cJSON *store_cells(struct store *s, int64_t run);
 int store_finish(struct store *s, int64_t run, const char *verdict,
     const cJSON *findings, char *err);
+/* store_findings: a finished run's findings array (caller frees; empty
+ * when the run has none or is unfinished). */
+cJSON *store_findings(struct store *s, int64_t run);
 /* store_runs: [{id, started, inventory, verdict, finished, cells}] */
 cJSON *store_runs(struct store *s);
 

@@ -114,4 +114,14 @@ assert_eq "$n_after" 30 "cells after resume (15 lat + 15 bw)"
 changed=$(grep -Fvxf "$T/after.txt" "$T/before.txt" | wc -l)
 assert_eq "$changed" 0 "cells measured again"
 assert_eq "$(jq -r '[.findings[] | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3" "resumed run findings"
+
+# compare: a second run in the same database, side by side with the first.
+cf matrix --profile "$PROF" --net public --tests lat --db "$T/r.db" >/dev/null 2>&1
+[ $? -le 1 ] || fail "second run"
+cf --json compare --db "$T/r.db" 1 2 > "$T/cmp.json" || fail "compare"
+jq -e '.run_a == 1 and .run_b == 2 and .networks.public.median_gbps.a > 0.5 and
+	(.networks.public.median_gbps.b == null) and .networks.public.median_rtt_p99_us.b > 0 and
+	(.networks.public.pairs | length) == 30' "$T/cmp.json" >/dev/null || fail "compare: $(head -c 400 "$T/cmp.json")"
+cf compare --db "$T/r.db" 1 2 | grep -q "median Gbit/s" || fail "compare table"
+out=$(cf compare --db "$T/r.db" 1 9 2>&1); assert_eq "$?" 2 "compare with a missing run"
 echo "matrix: ok"
