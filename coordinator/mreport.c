@@ -453,20 +453,6 @@ mreport_terminal(const cJSON *doc, bool color)
 
 /* --- files ----------------------------------------------------------- */
 
-static void
-html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 int
 mreport_html(const cJSON *doc, const char *path, char *err)
 {
@@ -556,7 +542,6 @@ mreport_html(const cJSON *doc, const char *path, char *err)
 		snprintf(err, CF_ERRLEN, "%s: write error", path);
 		return -1;
 	}
-	(void)html_esc;
 	return 0;
 }
 
