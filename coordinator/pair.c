@@ -244,8 +244,15 @@ pair_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 			p->end_a = true;
 		else
 			p->end_b = true;
-		if (!p->failed && p->r.error[0])
-			pair_fail(p, "%s", p->r.error);
+		if (!p->failed && p->r.error[0]) {
+			char e[CF_ERRLEN];
+
+			/* Not pair_fail(p, "%s", p->r.error): formatting a
+			 * buffer into itself is undefined and came out empty,
+			 * reporting a failed test as a pass. */
+			snprintf(e, sizeof(e), "%s", p->r.error);
+			pair_fail(p, "%s", e);
+		}
 		else if (!p->started && !p->failed)
 			pair_fail(p, "agent on %s ended the test before it "
 			    "started", s->host->name);
@@ -450,6 +457,13 @@ pair_run(struct inventory *inv, const struct auth_key *key,
 		ev_run(p.loop, 0);
 	}
 	out_progress_done();
+	/* A test counts only when both ends reported its end: an agent that
+	 * vanished mid-test must never look like a pass, whatever order the
+	 * events came in. */
+	if (p.started && p.r.error[0] == '\0' && (!p.end_a || !p.end_b))
+		snprintf(p.r.error, sizeof(p.r.error), "agent on %s did not "
+		    "report the end of the test (it went away mid-test)",
+		    !p.end_b ? p.r.hb->name : p.r.ha->name);
 	/* Intervals that only one side reported (the last, usually). */
 	for (i = p.next_iv; i < p.niv; i++)
 		if (p.iv_a[i] || p.iv_b[i])
