@@ -494,6 +494,7 @@ mreport_html(const cJSON *doc, const char *path, char *err)
 	    "rtt_p99_us:'RTT p99 (us)',path_mtu:'path MTU'};\n"
 	    "let metric='gbps';\n"
 	    "function cls(c){if(c.state==='lost')return 'lost';"
+	    "if(c.state==='skipped')return 'bad';"
 	    "const v=c[metric];if(v===null)return '';"
 	    "if(metric==='gbps')return v<D.floor_gbps?'bad':"
 	    "v<D.floor_gbps*1.15?'near':'ok';"

@@ -12,6 +12,7 @@ PKGS=(
 	frr				# real routers in the lab
 	iperf3 sockperf qperf bc	# the peer tools bench/ compares against
 	jq procps psmisc iputils-ping sqlite3	# integration test assertions
+	chromium			# the HTML report in a real browser
 )
 missing=()
 for p in "${PKGS[@]}"; do

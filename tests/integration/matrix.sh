@@ -67,6 +67,26 @@ for line in open(sys.argv[1]):
     float(m.group(3))
 assert "cephfab_pair_bandwidth_bits_per_second" in seen_type
 PY
+# The HTML in a real browser: headless Chromium runs its script; the grid
+# has n x n cells per network, the findings render, a screenshot is made.
+if command -v chromium >/dev/null 2>&1; then
+	CU=$(mktemp -d "$T/chromium.XXXXXX")
+	CH=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+		--disable-background-networking --disable-component-update --disable-sync
+		--user-data-dir="$CU")
+	timeout 60 "${CH[@]}" --dump-dom "file://$T/m.html" > "$T/dom.html" 2>/dev/null ||
+		fail "chromium could not load the report"
+	assert_eq "$(grep -o 'class="cell' "$T/dom.html" | wc -l)" 72 "grid cells (2 networks x 6 x 6)"
+	assert_eq "$(grep -o 'class="finding' "$T/dom.html" | wc -l)" "$NF" "findings rendered"
+	grep -q 'verdict: fail' "$T/dom.html" || fail "verdict rendered"
+	timeout 60 "${CH[@]}" --window-size=1100,1400 --screenshot="$T/m.png" "file://$T/m.html" \
+		>/dev/null 2>&1 || fail "screenshot"
+	[ "$(head -c 8 "$T/m.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
+		[ "$(stat -c %s "$T/m.png")" -gt 5000 ] || fail "screenshot is not a picture"
+else
+	note "chromium not installed: HTML checked by parsing only"
+fi
+
 # runs and report: the stored run renders again without measuring.
 cf runs --db "$T/m.db" | grep -q "fail" || fail "runs"
 cf report 1 --db "$T/m.db" --profile "$PROF" --json - | jq -e --argjson n "$NF" '.findings | length == $n' >/dev/null || fail "report"
