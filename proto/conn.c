@@ -828,9 +828,11 @@ conn_connect(struct conn_ctx *ctx, const struct netaddr *addr, uint16_t port,
 	return c;
 }
 
-struct conn *
-conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
-    const struct conn_ops *ops, void *udata)
+/* conn_adopt takes over a connected socket in either role: non-blocking,
+ * a conn, the peer's name and our nonce. On NULL the socket is closed. */
+static struct conn *
+conn_adopt(struct conn_ctx *ctx, int fd, enum conn_role role,
+    const char *peer, const struct conn_ops *ops, void *udata)
 {
 	struct conn *c;
 	int one = 1;
@@ -839,8 +841,9 @@ conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
 		close(fd);
 		return NULL;
 	}
+	/* Fails harmlessly on a socketpair. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	c = conn_new(ctx, fd, CONN_SERVER, ops, udata);
+	c = conn_new(ctx, fd, role, ops, udata);
 	if (c == NULL) {
 		close(fd);
 		return NULL;
@@ -851,6 +854,17 @@ conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
 		conn_close(c, CONN_R_PROTO, "RAND_bytes failed");
 		return NULL;
 	}
+	return c;
+}
+
+struct conn *
+conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
+    const struct conn_ops *ops, void *udata)
+{
+	struct conn *c = conn_adopt(ctx, fd, CONN_SERVER, peer, ops, udata);
+
+	if (c == NULL)
+		return NULL;
 	c->state = CONN_HELLO;
 	ev_io_start(ctx->loop, &c->rio);
 	/* The 5 s deadline covers the whole handshake: a peer that never
@@ -863,23 +877,10 @@ struct conn *
 conn_attach(struct conn_ctx *ctx, int fd, const char *peer,
     const struct conn_ops *ops, void *udata)
 {
-	struct conn *c;
+	struct conn *c = conn_adopt(ctx, fd, CONN_CLIENT, peer, ops, udata);
 
-	if (conn_nonblock(fd) == -1) {
-		close(fd);
+	if (c == NULL)
 		return NULL;
-	}
-	c = conn_new(ctx, fd, CONN_CLIENT, ops, udata);
-	if (c == NULL) {
-		close(fd);
-		return NULL;
-	}
-	snprintf(c->peer, sizeof(c->peer), "%s", peer);
-	if (auth_nonce(c->nonce_local) == -1) {
-		c->notified = true;
-		conn_close(c, CONN_R_PROTO, "RAND_bytes failed");
-		return NULL;
-	}
 	c->state = CONN_CONNECTING;
 	/* Writable at once: conn_connected() sends HELLO from the loop. */
 	ev_io_start(ctx->loop, &c->wio);
