@@ -100,17 +100,28 @@ build_leafspine() {
 				"198.18.255.$((10 + i))" "rack$l" pub clu
 		done
 	done
-	# Routing: spines share AS 65000, leaf L is AS 65100+L.
-	k=0
+	fabric_bgp "$S" "$L" 1
+	echo "public_network=198.18.0.0/17 cluster_network=198.19.0.0/17" > "$ST/nets"
+	echo "spines=$S leaves=$L hosts_per_leaf=$H" >> "$ST/nets"
+}
+
+# fabric_bgp S L RACKNETS: configure and start the leaves' and spines' BGP.
+# Spines share AS 65000, leaf L is AS 65100+L; a leaf also peers with the
+# addresses listed in $ST/lnbr-lL (dual-homed hosts) and, when RACKNETS is
+# 1, announces its rack subnets.
+fabric_bgp() {
+	local S=$1 L=$2 racknets=$3 l s k=0 nbrs nets
 	for l in $(seq 1 "$L"); do
 		nbrs=""
+		[ -f "$ST/lnbr-l$l" ] && nbrs=$(tr '\n' ' ' < "$ST/lnbr-l$l")
 		for s in $(seq 1 "$S"); do
 			nbrs="$nbrs 198.19.200.$((2 * (k + s - 1)))"
 		done
 		k=$((k + S))
+		nets=""
+		[ "$racknets" = 1 ] && nets="198.18.$l.0/24 198.19.$l.0/24"
 		frr_zebra_conf "l$l"
-		frr_bgp_conf "l$l" $((65100 + l)) "198.19.250.$l" "$nbrs" \
-			"198.18.$l.0/24 198.19.$l.0/24"
+		frr_bgp_conf "l$l" $((65100 + l)) "198.19.250.$l" "$nbrs" "$nets"
 	done
 	for s in $(seq 1 "$S"); do
 		nbrs=""
@@ -122,8 +133,6 @@ build_leafspine() {
 	done
 	for l in $(seq 1 "$L"); do frr_start "l$l" zebra bgpd; done
 	for s in $(seq 1 "$S"); do frr_start "s$s" zebra bgpd; done
-	echo "public_network=198.18.0.0/17 cluster_network=198.19.0.0/17" > "$ST/nets"
-	echo "spines=$S leaves=$L hosts_per_leaf=$H" >> "$ST/nets"
 }
 
 # converge_leafspine: bounded wait for every session Established and, on
@@ -261,26 +270,7 @@ build_leafspine_dual() {
 			host_rec "$h" "$pa" "$ca" "198.18.255.$((10 + i))" "rack$r" lo lo
 		done
 	done
-	k=0
-	for l in $(seq 1 "$L"); do
-		nbrs=$(tr '\n' ' ' < "$ST/lnbr-l$l")
-		for s in $(seq 1 "$S"); do
-			nbrs="$nbrs 198.19.200.$((2 * (k + s - 1)))"
-		done
-		k=$((k + S))
-		frr_zebra_conf "l$l"
-		frr_bgp_conf "l$l" $((65100 + l)) "198.19.250.$l" "$nbrs" ""
-	done
-	for s in $(seq 1 "$S"); do
-		nbrs=""
-		for l in $(seq 1 "$L"); do
-			nbrs="$nbrs 198.19.200.$((2 * ((l - 1) * S + s - 1) + 1))"
-		done
-		frr_zebra_conf "s$s"
-		frr_bgp_conf "s$s" 65000 "198.19.251.$s" "$nbrs" ""
-	done
-	for l in $(seq 1 "$L"); do frr_start "l$l" zebra bgpd; done
-	for s in $(seq 1 "$S"); do frr_start "s$s" zebra bgpd; done
+	fabric_bgp "$S" "$L" 0
 	for h in $(awk '{print $1}' "$ST/hosts"); do frr_start "$h" zebra bgpd; done
 	echo "public_network=198.18.0.0/17 cluster_network=198.19.0.0/17" > "$ST/nets"
 	echo "spines=$S leaves=$L hosts_per_leaf=$H dualhomed=1" >> "$ST/nets"
