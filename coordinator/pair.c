@@ -276,11 +276,25 @@ pair_closed(struct sess *s, enum conn_reason r, const char *detail)
 		pair_check_done(p);
 		return;
 	}
-	pair_fail(p, "agent on %s (%s) %s: %s", s->host->name,
-	    side_name(p, s), r == CONN_R_UNREACHABLE ? "unreachable" :
-	    r == CONN_R_AUTH_FAILED ? "refused our key" :
-	    r == CONN_R_VERSION ? "speaks another protocol version" :
-	    "closed the connection", detail);
+	{
+		char why[CF_ERRLEN], seen[CF_ERRLEN];
+
+		snprintf(why, sizeof(why), "agent on %s (%s) %s: %s",
+		    s->host->name, side_name(p, s), r == CONN_R_UNREACHABLE ?
+		    "unreachable" : r == CONN_R_AUTH_FAILED ?
+		    "refused our key" : r == CONN_R_VERSION ?
+		    "speaks another protocol version" :
+		    "closed the connection", detail);
+		if (p->failed) {
+			/* The agent that went away is the cause; what the
+			 * other end saw first (a reset stream) follows. */
+			snprintf(seen, sizeof(seen), "%s", p->r.error);
+			snprintf(p->r.error, sizeof(p->r.error), "%s (%s)", why,
+			    seen);
+		} else {
+			pair_fail(p, "%s", why);
+		}
+	}
 	pair_check_done(p);
 }
 
