@@ -49,7 +49,7 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/inventory.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
 	coordinator/probecmd.c coordinator/rounds.c coordinator/findings.c \
 	coordinator/store.c coordinator/matrix.c coordinator/mreport.c \
-	coordinator/compare.c
+	coordinator/compare.c coordinator/mload.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
@@ -58,7 +58,7 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tstat test_tmsg test_hist \
-	test_mtusearch test_rounds test_findings
+	test_mtusearch test_rounds test_findings test_mload
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
@@ -66,6 +66,8 @@ $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 $(BUILD)/tests/test_rounds: $(BUILD)/coordinator/rounds.o
 $(BUILD)/tests/test_findings: $(BUILD)/coordinator/findings.o
+$(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \
+	$(BUILD)/coordinator/findings.o
 
 .PHONY: all deps check unit unit-asan unit-asan-build integration fuzz \
 	fuzz-build demo install clean

@@ -20,6 +20,7 @@ config_defaults(struct agent_config *cfg)
 	cfg->auth_timeout = 5.0;
 	cfg->idle_timeout = 60.0;
 	cfg->max_streams = 128;
+	cfg->max_tests = 16;
 	cfg->max_duration = 300;
 	cfg->max_rate = 0;
 }
@@ -152,6 +153,8 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 	if (strcmp(key, "idle_timeout") == 0)
 		return config_secs(key, val, 1, 86400, &cfg->idle_timeout,
 		    err);
+	if (strcmp(key, "max_tests") == 0)
+		return config_uint(key, val, 1, 256, &cfg->max_tests, err);
 	if (strcmp(key, "max_streams") == 0)
 		return config_uint(key, val, 1, 1024, &cfg->max_streams, err);
 	if (strcmp(key, "max_duration") == 0)

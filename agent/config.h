@@ -24,7 +24,9 @@ struct agent_config {
 	double auth_timeout;
 	double idle_timeout;
 	/* Test limits, enforced whatever a coordinator asks. */
-	unsigned max_streams;		/* per test, all directions */
+	unsigned max_streams;		/* per test, all directions; and of
+					   shared tests together */
+	unsigned max_tests;		/* shared tests at once */
 	double max_duration;		/* seconds */
 	uint64_t max_rate;		/* bits/s per test, 0 = no limit */
 	/* Where this agent may send test traffic. Empty: the configured

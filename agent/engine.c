@@ -41,12 +41,13 @@ engine_init(struct engine *e, struct ev_loop *loop,
 	e->loop = loop;
 	e->cfg = cfg;
 	e->hostname = hostname;
+	TAILQ_INIT(&e->tests);
 }
 
 bool
 engine_busy(const struct engine *e)
 {
-	return e->cur != NULL;
+	return !TAILQ_EMPTY(&e->tests);
 }
 
 /* engine_reply answers a request of type with a body (REPLY flag). */
@@ -117,7 +118,9 @@ test_new(struct engine *e, struct conn *owner, const struct test_spec *sp,
 		udp_rx_init(&t->st[i].rx);
 	}
 	t->t_created = stream_now();
-	e->cur = t;
+	TAILQ_INSERT_TAIL(&e->tests, t, entry);
+	e->ntests++;
+	e->nstreams += t->n;
 	return t;
 }
 
@@ -756,8 +759,9 @@ test_free(struct test *t)
 	ev_timer_stop(loop, &t->setup_timer);
 	ev_async_stop(loop, &t->done_async);
 	pthread_mutex_destroy(&t->umu);
-	if (t->eng->cur == t)
-		t->eng->cur = NULL;
+	TAILQ_REMOVE(&t->eng->tests, t, entry);
+	t->eng->ntests--;
+	t->eng->nstreams -= t->n;
 	free(t->st);
 	free(t->buf);
 	free(t);
@@ -779,17 +783,8 @@ engine_setup(struct engine *e, struct conn *c, unsigned type,
 		engine_refuse(c, type, NULL, "invalid", "%s", err);
 		return;
 	}
-	if (e->cur != NULL) {
-		struct test *o = e->cur;
-		double age = stream_now() - o->t_created;
-		double left = o->started ? o->spec.duration -
-		    (stream_now() - o->t0) : o->spec.duration;
-
-		engine_refuse(c, type, sp.id, MSG_ERR_BUSY, "agent %s is "
-		    "running test %s for %s (started %.0f s ago, about %.0f s "
-		    "left)", e->hostname, o->spec.id, o->spec.coordinator[0] ?
-		    o->spec.coordinator : o->owner->peer, age,
-		    left > 0 ? left : 0);
+	if (engine_check_room(e, &sp, err) == -1) {
+		engine_refuse(c, type, sp.id, MSG_ERR_BUSY, "%s", err);
 		return;
 	}
 	if (engine_check_limits(e, &sp, connector, err) == -1) {
@@ -844,19 +839,18 @@ engine_find(struct engine *e, struct conn *c, const cJSON *body,
 {
 	char err[CF_ERRLEN];
 	const char *id;
+	struct test *t;
 
 	if (pj_get_str(body, "test", TMSG_ID_LEN, TMSG_ID_LEN, &id, err) == -1) {
 		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "%s: %s",
 		    msg_name(type), err);
 		return NULL;
 	}
-	if (e->cur == NULL || e->cur->owner != c ||
-	    strcmp(e->cur->spec.id, id) != 0) {
-		log_warnx("%s: %s for unknown test %s", c->peer,
-		    msg_name(type), id);
-		return NULL;
-	}
-	return e->cur;
+	TAILQ_FOREACH(t, &e->tests, entry)
+		if (t->owner == c && strcmp(t->spec.id, id) == 0)
+			return t;
+	log_warnx("%s: %s for unknown test %s", c->peer, msg_name(type), id);
+	return NULL;
 }
 
 int
@@ -899,23 +893,26 @@ engine_message(struct engine *e, struct conn *c, const struct frame_hdr *h,
 void
 engine_conn_closed(struct engine *e, struct conn *c)
 {
-	struct test *t = e->cur;
+	struct test *t, *nt;
 
-	if (t == NULL || t->owner != c)
-		return;
-	/* Nobody to report to any more: stop, and do not send. */
-	t->owner = NULL;
-	test_fail(t, "coordinator connection closed");
+	/* Nobody to report to any more: stop, and do not send. test_fail
+	 * may free t at once (a test that never started). */
+	TAILQ_FOREACH_SAFE(t, &e->tests, entry, nt) {
+		if (t->owner != c)
+			continue;
+		t->owner = NULL;
+		test_fail(t, "coordinator connection closed");
+	}
 }
 
 void
 engine_fini(struct engine *e)
 {
-	struct test *t = e->cur;
+	struct test *t;
 
-	if (t == NULL)
-		return;
-	t->owner = NULL;
-	stream_wake(t);
-	test_free(t);
+	while ((t = TAILQ_FIRST(&e->tests)) != NULL) {
+		t->owner = NULL;
+		stream_wake(t);
+		test_free(t);
+	}
 }

@@ -1,5 +1,7 @@
 /*
- * engine: the agent's throughput tests. One test at a time; its data
+ * engine: the agent's throughput tests. One test at a time, or several
+ * 'shared' ones at once (the matrix's all-to-all and fanout loads, up to
+ * max_tests, their streams counted together against max_streams); their data
  * streams run in their own threads (stream.c), while this module, on the
  * agent's event loop, sets them up, samples them every interval and
  * reports to the coordinator that asked. Requests are refused with the
@@ -18,6 +20,7 @@
 #include <ev.h>
 
 #include "config.h"
+#include "queue_compat.h"
 #include "conn.h"
 #include "tmsg.h"
 #include "tstat.h"
@@ -63,6 +66,7 @@ struct worker {
 };
 
 struct test {
+	TAILQ_ENTRY(test) entry;
 	struct engine *eng;
 	struct test_spec spec;
 	struct conn *owner;
@@ -97,7 +101,9 @@ struct engine {
 	struct ev_loop *loop;
 	const struct agent_config *cfg;
 	const char *hostname;
-	struct test *cur;
+	TAILQ_HEAD(, test) tests;	/* set up or running */
+	unsigned ntests;
+	uint32_t nstreams;		/* of all of them */
 };
 
 void engine_init(struct engine *e, struct ev_loop *loop,
@@ -116,6 +122,10 @@ void engine_fini(struct engine *e);
  * the limit named in msg. */
 int engine_check_limits(const struct engine *e, const struct test_spec *sp,
     bool connector, char *msg);
+/* engine_check_room: 0 when a new test may run beside the ones already
+ * here, else -1 with a 'busy' message naming who holds the agent. */
+int engine_check_room(const struct engine *e, const struct test_spec *sp,
+    char *msg);
 
 /* stream.c: sockets and thread bodies. */
 double stream_now(void);

@@ -102,3 +102,46 @@ engine_check_limits(const struct engine *e, const struct test_spec *sp,
 	return 0;
 }
 
+
+int
+engine_check_room(const struct engine *e, const struct test_spec *sp,
+    char *msg)
+{
+	const struct test *o = TAILQ_FIRST(&e->tests), *t;
+	double now, age, left;
+
+	if (o == NULL)
+		return 0;
+	/* Shared tests make room for each other; anything else waits. */
+	TAILQ_FOREACH(t, &e->tests, entry)
+		if (!t->spec.shared) {
+			o = t;
+			break;
+		}
+	if (sp->shared && o->spec.shared) {
+		if (e->ntests >= e->cfg->max_tests) {
+			snprintf(msg, CF_ERRLEN, "limit max_tests = %u: agent "
+			    "%s runs %u tests at once", e->cfg->max_tests,
+			    e->hostname, e->ntests);
+			return -1;
+		}
+		if (e->nstreams + tmsg_total(sp) > e->cfg->max_streams) {
+			snprintf(msg, CF_ERRLEN, "limit max_streams = %u: agent "
+			    "%s runs %u streams, %u more asked",
+			    e->cfg->max_streams, e->hostname, e->nstreams,
+			    tmsg_total(sp));
+			return -1;
+		}
+		return 0;
+	}
+	now = stream_now();
+	age = now - o->t_created;
+	left = o->started ? o->spec.duration - (now - o->t0) :
+	    o->spec.duration;
+	snprintf(msg, CF_ERRLEN, "agent %s is running %stest %s for %s "
+	    "(started %.0f s ago, about %.0f s left)", e->hostname,
+	    e->ntests > 1 ? "shared tests, e.g. " : "", o->spec.id, o->spec.coordinator[0] ? o->spec.coordinator :
+	    o->owner ? o->owner->peer : "a coordinator that left", age,
+	    left > 0 ? left : 0);
+	return -1;
+}

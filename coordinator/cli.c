@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -75,7 +76,11 @@ pair_usage(FILE *f)
 	    "  -Z, --zerocopy   MSG_ZEROCOPY sends where the kernel allows\n"
 	    "  --skip-rx-copy   receive with MSG_TRUNC (no copy to user "
 	    "space)\n"
-	    "  --bind-dev IF    force A's streams onto interface IF\n");
+	    "  --bind-dev IF    force A's streams onto interface IF\n"
+	    "  --shared         may run beside other shared tests on the same "
+	    "agents\n"
+	    "  --start-at T     send START at wall-clock time T (seconds since "
+	    "the epoch)\n");
 }
 
 int
@@ -98,8 +103,10 @@ int
 cmd_pair(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL,
-	    O_SKIP, O_DEV };
+	    O_SKIP, O_DEV, O_SHARED, O_STARTAT };
 	static const struct option popts[] = {
+		{ "shared", no_argument, NULL, O_SHARED },
+		{ "start-at", required_argument, NULL, O_STARTAT },
 		{ "net", required_argument, NULL, O_NET },
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "time", required_argument, NULL, 't' },
@@ -203,6 +210,13 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			snprintf(o.bind_dev, sizeof(o.bind_dev), "%s", optarg);
+			break;
+		case O_SHARED: o.shared = true; break;
+		case O_STARTAT:
+			/* Bounded: an hour ahead at most, never a stall. */
+			if (parse_num("--start-at", optarg, 0, (double)time(NULL)
+			    + 3600, &o.start_at))
+				return EXIT_USAGE;
 			break;
 		case 'j': o.json = true; break;
 		case 'h': pair_usage(stdout); return EXIT_PASS;
@@ -508,7 +522,8 @@ matrix_usage(FILE *f)
 	fprintf(f,
 	    "usage: cephfab -i INV matrix [--net public,cluster] "
 	    "[--tests bw,lat,mtu,ports] [-P N] [-t S]\n"
-	    "         [--mode pairwise] [--profile FILE] [--db FILE] "
+	    "         [--mode pairwise,all-to-all,fanout] [--profile FILE] "
+	    "[--db FILE] "
 	    "[--resume RUN] [--max-per-rack N]\n"
 	    "         [--html FILE] [--json FILE|-] [--junit FILE] [--prom FILE]\n"
 	    "       cephfab -i INV report RUN [--db FILE] [same outputs]\n"
@@ -520,6 +535,11 @@ matrix_usage(FILE *f)
 	    "  --profile F     acceptance thresholds (configs/profiles/*.conf)\n"
 	    "  --db F          results database (default ./cephfab.db)\n"
 	    "  --resume RUN    finish an interrupted run\n"
+	    "  --mode LIST     bandwidth patterns: pairwise (isolated pairs, "
+	    "default),\n"
+	    "                  all-to-all (every host to every other at once), "
+	    "fanout\n"
+	    "                  (each host to two hosts in other racks)\n"
 	    "  --max-per-rack N  inter-rack pairs per rack per round\n"
 	    "  --concurrency N probe cells at once (default 4)\n"
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
@@ -557,6 +577,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 
 	memset(&o, 0, sizeof(o));
 	o.tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS;
+	o.modes = MM_PAIRWISE;
 	o.streams = 2;
 	o.secs = 5;
 	o.concurrency = 4;
@@ -596,11 +617,23 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 				return EXIT_USAGE;
 			break;
 		case O_MODE:
-			if (strcmp(optarg, "pairwise") != 0) {
-				fprintf(stderr, "cephfab: matrix: --mode: only "
-				    "'pairwise' is implemented in this "
-				    "version\n");
-				return EXIT_USAGE;
+			o.modes = 0;
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			save = NULL;
+			for (tok = strtok_r(buf, ",", &save); tok;
+			    tok = strtok_r(NULL, ",", &save)) {
+				if (strcmp(tok, "pairwise") == 0)
+					o.modes |= MM_PAIRWISE;
+				else if (strcmp(tok, "all-to-all") == 0)
+					o.modes |= MM_A2A;
+				else if (strcmp(tok, "fanout") == 0)
+					o.modes |= MM_FANOUT;
+				else {
+					fprintf(stderr, "cephfab: matrix: "
+					    "--mode: '%s' is not pairwise, "
+					    "all-to-all or fanout\n", tok);
+					return EXIT_USAGE;
+				}
 			}
 			break;
 		case O_PROFILE:

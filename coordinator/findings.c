@@ -422,6 +422,8 @@ prof_pair(void *u, const char *key, const char *val, int line, char *err)
 		return prof_num(key, val, 0.001, 10000, &p->line_gbps, err);
 	if (strcmp(key, "min_bandwidth_pct") == 0)
 		return prof_num(key, val, 1, 100, &p->min_pct, err);
+	if (strcmp(key, "min_load_pct") == 0)
+		return prof_num(key, val, 1, 100, &p->load_pct, err);
 	if (strcmp(key, "max_retransmits_per_gb") == 0)
 		return prof_num(key, val, 0, 1e9, &p->max_rpg, err);
 	if (strcmp(key, "max_rtt_p99_us") == 0)

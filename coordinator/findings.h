@@ -20,6 +20,8 @@ struct profile {
 	double max_p99_us;	/* RTT p99 */
 	double latency_k;	/* or k x the fabric's median p99 */
 	double asym_pct;	/* A->B vs B->A */
+	double load_pct;	/* all-to-all / fanout: a host's aggregate
+				   below this % of line rate; 0 = min_pct */
 	uint32_t required_mtu;
 	uint16_t ports[64];
 	int nports;

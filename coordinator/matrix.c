@@ -1,6 +1,7 @@
 /* matrix: schedule and run the cells of an all-pairs test, see matrix.h. */
 #include "matrix.h"
 #include "log.h"
+#include "mload.h"
 #include "out.h"
 #include "pj.h"
 #include "rounds.h"
@@ -19,7 +20,19 @@
 
 #include <ev.h>
 
-static const char *test_names[] = { "bw", "lat", "mtu", "ports" };
+/* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (mload.h). */
+static const char *test_names[] = { "bw", "lat", "mtu", "ports", "a2a",
+    "fanout" };
+#define T_BW 0
+#define T_A2A 4
+#define T_FANOUT 5
+
+/* is_tput: a throughput cell, which a round runs all at once. */
+static bool
+is_tput(int test)
+{
+	return test == T_BW || test == T_A2A || test == T_FANOUT;
+}
 
 struct job {
 	struct mrun *m;
@@ -52,6 +65,7 @@ struct mrun {
 	int running, done, total;
 	bool interrupted;
 	double t0;
+	double load_at;			/* START time of the running load */
 	ev_signal sigint_w, sigterm_w;
 	unsigned char *mtu_bad;		/* [net][a][b]: a black hole */
 	bool mtu_known;
@@ -126,8 +140,8 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 	snprintf(bufs[0], 32, "%.1f", o->timeout);
 	argv[k++] = "-t";
 	argv[k++] = bufs[0];
-	argv[k++] = (char *)(j->test == 0 ? "pair" : j->test == 1 ? "latency" :
-	    j->test == 2 ? "mtu" : "ports");
+	argv[k++] = (char *)(is_tput(j->test) ? "pair" : j->test == 1 ?
+	    "latency" : j->test == 2 ? "mtu" : "ports");
 	argv[k++] = j->m->h[j->a]->name;
 	argv[k++] = j->m->h[j->b]->name;
 	argv[k++] = "--net";
@@ -142,6 +156,21 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 		argv[k++] = bufs[1];
 		argv[k++] = "-t";
 		argv[k++] = bufs[2];
+		break;
+	case T_A2A:
+	case T_FANOUT:
+		/* One direction per cell; every cell of the load shares the
+		 * agents and starts at the same time. */
+		snprintf(bufs[1], 32, "%u", o->streams);
+		snprintf(bufs[2], 32, "%.1f", o->secs);
+		snprintf(bufs[4], 32, "%.3f", j->m->load_at);
+		argv[k++] = "-P";
+		argv[k++] = bufs[1];
+		argv[k++] = "-t";
+		argv[k++] = bufs[2];
+		argv[k++] = "--shared";
+		argv[k++] = "--start-at";
+		argv[k++] = bufs[4];
 		break;
 	case 1:
 		/* Low rate: probes run while other cells do. */
@@ -325,14 +354,14 @@ job_start(struct mrun *m, struct job *j)
 	char *argv[32], bufs[8][32];
 	int p[2];
 
-	if (j->test == 0 && mtu_blocked(m, j->net, j->a, j->b)) {
+	if (is_tput(j->test) && mtu_blocked(m, j->net, j->a, j->b)) {
 		cJSON *d = cJSON_CreateObject();
 		char err[CF_ERRLEN];
 
 		cJSON_AddStringToObject(d, "skipped", "mtu_blackhole");
 		if (store_put_cell(&m->st, m->run, net_name(j->net),
-		    m->h[j->a]->name, m->h[j->b]->name, "bw", "skipped", d,
-		    err) == -1)
+		    m->h[j->a]->name, m->h[j->b]->name, test_names[j->test],
+		    "skipped", d, err) == -1)
 			log_warnx("%s", err);
 		cJSON_Delete(d);
 		m->running++;
@@ -410,8 +439,16 @@ pump(struct mrun *m)
 		/* Earlier rounds must have finished. */
 		if (m->done < first)
 			break;
-		if (j->test != 0 && m->running >= m->o->concurrency)
+		if (!is_tput(j->test) && m->running >= m->o->concurrency)
 			break;
+		/* A load starts together: its START time leaves every cell
+		 * time to connect and set up (fork, auth, listeners). */
+		if (m->next == first && (j->test == T_A2A ||
+		    j->test == T_FANOUT)) {
+			int cnt = m->round_end[r] - first;
+
+			m->load_at = ev_time() + fmin(30, 2 + 0.1 * cnt);
+		}
 		m->next++;
 		job_start(m, j);
 	}
@@ -476,8 +513,8 @@ plan(struct mrun *m)
 	}
 	m->round_end[nr++] = m->nq;
 	/* Then the bandwidth tournament, per network. */
-	if ((o->tests & MT_BW) && sched_build(&s, m->n, rack,
-	    o->max_per_rack) == 0) {
+	if ((o->tests & MT_BW) && (o->modes & MM_PAIRWISE) &&
+	    sched_build(&s, m->n, rack, o->max_per_rack) == 0) {
 		for (net = 0; net < 2; net++) {
 			if (!(o->nets & (1 << net)))
 				continue;
@@ -491,6 +528,35 @@ plan(struct mrun *m)
 			}
 		}
 		sched_free(&s);
+	}
+	/* The loads: one round each, every flow at once. */
+	for (net = 0; net < 2 && (o->tests & MT_BW); net++) {
+		int *dst;
+
+		if (!(o->nets & (1 << net)))
+			continue;
+		dst = calloc((size_t)(2 * m->n), sizeof(int));
+		if (o->modes & MM_A2A) {
+			for (a = 0; a < m->n; a++)
+				for (b = 0; b < m->n; b++)
+					if (a != b)
+						enqueue(m, net, T_A2A, a, b,
+						    false);
+			m->round_end = realloc(m->round_end,
+			    (size_t)(nr + 2) * sizeof(int));
+			m->round_end[nr++] = m->nq;
+		}
+		if ((o->modes & MM_FANOUT) && dst != NULL &&
+		    mload_fanout(m->n, rack, dst) == 0) {
+			for (a = 0; a < m->n; a++)
+				for (k = 0; k < 2; k++)
+					enqueue(m, net, T_FANOUT, a,
+					    dst[2 * a + k], false);
+			m->round_end = realloc(m->round_end,
+			    (size_t)(nr + 2) * sizeof(int));
+			m->round_end[nr++] = m->nq;
+		}
+		free(dst);
 	}
 	m->round_end = realloc(m->round_end, (size_t)(nr + 2) * sizeof(int));
 	m->round_end[nr] = 1 << 30;
@@ -603,6 +669,7 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 		opts = cJSON_CreateObject();
 		cJSON_AddNumberToObject(opts, "nets", o->nets);
 		cJSON_AddNumberToObject(opts, "tests", o->tests);
+		cJSON_AddNumberToObject(opts, "modes", o->modes);
 		cJSON_AddNumberToObject(opts, "streams", o->streams);
 		cJSON_AddNumberToObject(opts, "seconds", o->secs);
 		cJSON_AddStringToObject(opts, "profile", o->prof.name);

@@ -17,10 +17,13 @@
 #include "inventory.h"
 
 enum { MT_BW = 1, MT_LAT = 2, MT_MTU = 4, MT_PORTS = 8 };
+/* Bandwidth patterns (--mode): isolated pairs, and the loads of mload.h. */
+enum { MM_PAIRWISE = 1, MM_A2A = 2, MM_FANOUT = 4 };
 
 struct matrix_opts {
 	int nets;			/* bit 0 public, bit 1 cluster */
 	int tests;			/* MT_* bits */
+	int modes;			/* MM_* bits */
 	uint32_t streams;
 	double secs;
 	int max_per_rack;

@@ -4,6 +4,7 @@
  * JUnit and Prometheus text. See docs/json.md for the tree.
  */
 #include "matrix.h"
+#include "mload.h"
 #include "pj.h"
 
 #include <math.h>
@@ -89,6 +90,7 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 	double v;
 
 	if (pj_get_str(c, "test", 0, 16, &t, err) == -1 ||
+	    strcmp(t, "a2a") == 0 || strcmp(t, "fanout") == 0 ||
 	    pj_get_str(c, "src", 0, 64, &s, err) == -1 ||
 	    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
 	    pj_get_str(c, "state", 0, 16, &st, err) == -1 ||
@@ -185,6 +187,92 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 		}
 		egress_from(NULL, h, n, 0, data, g);
 	}
+}
+
+/* load_sections adds the network's all-to-all and fanout loads, if any
+ * ran, as "load": {"all-to-all": {...}, "fanout": {...}}. */
+static void
+load_sections(cJSON *nj, struct inv_host **h, int n, const char **names,
+    const int *rack, const cJSON *cells, const char *nn,
+    const struct profile *prof, cJSON *fs, int *errors)
+{
+	double *gbps = malloc(sizeof(double) * (size_t)(n * n) * 2);
+	int *lost = calloc((size_t)(n * n), sizeof(int));
+	char err[CF_ERRLEN];
+	cJSON *load = NULL;
+	int mode, k;
+
+	for (mode = ML_A2A; gbps && lost && mode <= ML_FANOUT; mode++) {
+		struct mload_view v;
+		const cJSON *c, *data, *x;
+		cJSON *sec;
+		int any = 0, e = 0;
+		double secs = 0;
+
+		for (k = 0; k < 2 * n * n; k++)
+			gbps[k] = NAN;
+		memset(lost, 0, sizeof(int) * (size_t)(n * n));
+		cJSON_ArrayForEach(c, cells) {
+			const char *t, *cn, *s, *d, *st;
+			int a, b;
+			double y;
+
+			if (pj_get_str(c, "test", 0, 16, &t, err) == -1 ||
+			    strcmp(t, mload_test(mode)) != 0 ||
+			    pj_get_str(c, "network", 0, 16, &cn, err) == -1 ||
+			    strcmp(cn, nn) != 0 ||
+			    pj_get_str(c, "src", 0, 64, &s, err) == -1 ||
+			    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+			    pj_get_str(c, "state", 0, 16, &st, err) == -1 ||
+			    pj_get_obj(c, "data", &data, err) == -1 ||
+			    (a = host_index(h, n, s)) < 0 ||
+			    (b = host_index(h, n, d)) < 0 ||
+			    strcmp(st, "skipped") == 0)
+				continue;
+			any = 1;
+			if (strcmp(st, "lost") == 0) {
+				lost[a * n + b] = 1;
+				continue;
+			}
+			if (pj_get_obj(data, "end", &x, err) == 0 &&
+			    pj_get_obj(x, "sum", &x, err) == 0) {
+				if (pj_get_double(x, "bits_per_second", 0, 1e15,
+				    &y, err) == 0)
+					gbps[a * n + b] = y / 1e9;
+				if (pj_get_double(x, "retransmits_per_gb", 0,
+				    1e15, &y, err) == 0)
+					gbps[n * n + a * n + b] = y;
+			}
+			if (!isfinite(gbps[a * n + b]))
+				lost[a * n + b] = 1;
+			if (secs == 0 && pj_get_obj(data, "start", &x,
+			    err) == 0 && pj_get_obj(x, "options", &x,
+			    err) == 0)
+				pj_get_double(x, "duration", 0, 1e6, &secs,
+				    err);
+		}
+		if (!any)
+			continue;
+		memset(&v, 0, sizeof(v));
+		v.mode = mode;
+		v.net = nn;
+		v.n = n;
+		v.names = names;
+		v.rack = rack;
+		v.gbps = gbps;
+		v.rpg = gbps + n * n;
+		v.lost = lost;
+		v.seconds = secs;
+		sec = mload_compute(&v, prof, fs, &e);
+		*errors += e;
+		if (sec == NULL)
+			continue;
+		if (load == NULL)
+			load = cJSON_AddObjectToObject(nj, "load");
+		cJSON_AddItemToObject(load, mload_name(mode), sec);
+	}
+	free(gbps);
+	free(lost);
 }
 
 static cJSON *
@@ -326,6 +414,8 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		v.wrong_egress = ints + 2 * n * n;
 		v.egress_what = strs + 2 * n * n;
 		*errors += findings_compute(&v, &o->prof, fs);
+		load_sections(nj, h, n, names, rack, cells, nn, &o->prof, fs,
+		    errors);
 		free(g); free(bw); free(ints); free(strs); free(names);
 		free(rack);
 	}
@@ -357,6 +447,81 @@ dstr(const cJSON *doc, const char *k)
 	return pj_get_str(doc, k, 0, 4096, &s, err) == 0 ? s : "?";
 }
 
+/* cell_at: the cell src i -> dst j of a network's cells[], which
+ * mreport_build lays out row by row without the diagonal. */
+static const cJSON *
+cell_at(const cJSON *cells, int n, int i, int j)
+{
+	return cJSON_GetArrayItem(cells, i * (n - 1) + (j < i ? j : j - 1));
+}
+
+static double
+cnum(const cJSON *c, const char *k)
+{
+	char err[CF_ERRLEN];
+	double v = NAN;
+
+	if (cJSON_IsNumber(cJSON_GetObjectItem(c, k)))
+		pj_get_double(c, k, -1e15, 1e15, &v, err);
+	return v;
+}
+
+static int
+dsort(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* host_summary: above 32 hosts a grid does not fit a terminal; one line
+ * per host instead (its sends and receives: median and worst). */
+static void
+host_summary(const cJSON *hosts, const cJSON *cells, int n, bool bw,
+    double floor, bool color)
+{
+	double *v = malloc(sizeof(double) * (size_t)n);
+	int i, j, k, dir;
+
+	if (v == NULL)
+		return;
+	printf("  %-16s %21s %21s\n", "host", bw ? "sends Gbit/s" :
+	    "RTT p99 us (as src)", bw ? "receives Gbit/s" :
+	    "RTT p99 us (as dst)");
+	printf("  %-16s %10s %10s %10s %10s\n", "", "median", bw ? "min" :
+	    "max", "median", bw ? "min" : "max");
+	for (i = 0; i < n; i++) {
+		double med[2], ext[2];
+
+		for (dir = 0; dir < 2; dir++) {
+			for (j = k = 0; j < n; j++) {
+				double x;
+
+				if (i == j)
+					continue;
+				x = cnum(dir ? cell_at(cells, n, j, i) :
+				    cell_at(cells, n, i, j), bw ? "gbps" :
+				    "rtt_p99_us");
+				if (isfinite(x))
+					v[k++] = x;
+			}
+			qsort(v, (size_t)k, sizeof(*v), dsort);
+			med[dir] = k ? (k % 2 ? v[k / 2] :
+			    (v[k / 2 - 1] + v[k / 2]) / 2) : NAN;
+			ext[dir] = k ? (bw ? v[0] : v[k - 1]) : NAN;
+		}
+		bool low = bw && (ext[0] < floor || ext[1] < floor);
+
+		printf("  %-16.16s %10.2f %s%10.2f%s %10.2f %s%10.2f%s\n",
+		    hname(hosts, i), med[0], low && color ? "\033[31m" : "",
+		    ext[0], low && color ? "\033[0m" : "", med[1],
+		    low && color ? "\033[31m" : "", ext[1],
+		    low && color ? "\033[0m" : "");
+	}
+	printf("\n");
+	free(v);
+}
+
 void
 mreport_terminal(const cJSON *doc, bool color)
 {
@@ -369,68 +534,72 @@ mreport_terminal(const cJSON *doc, bool color)
 	pj_get_double(doc, "floor_gbps", 0, 1e6, &floor, err);
 
 	cJSON_ArrayForEach(net, nets) {
-		const cJSON *cells = cJSON_GetObjectItem(net, "cells");
+		const cJSON *cells = cJSON_GetObjectItem(net, "cells"), *ld;
+		bool bw = false, rtt = false;
 
-		printf("%s network: Gbit/s, row sends to column\n",
-		    net->string);
-		if (n > 32) {
-			printf("  (%d hosts: see --html for the grid)\n", n);
-			continue;
+		/* Gbit/s when there are any; else the RTT (a lat-only run). */
+		cJSON_ArrayForEach(c, cells) {
+			bw |= isfinite(cnum(c, "gbps"));
+			rtt |= isfinite(cnum(c, "rtt_p99_us"));
 		}
-		printf("%8s", "");
-		for (j = 0; j < n; j++)
-			printf(" %7.7s", hname(hosts, j));
-		printf("\n");
-		for (i = 0; i < n; i++) {
-			const char *ri = hname(hosts, i);
+		if (bw || rtt)
+			printf("%s network: %s, row %s column\n", net->string,
+			    bw ? "Gbit/s" : "RTT p99 in microseconds",
+			    bw ? "sends to" : "probes");
+		if ((bw || rtt) && n > 32) {
+			host_summary(hosts, cells, n, bw, floor, color);
+		} else if (bw || rtt) {
+			printf("%8s", "");
+			for (j = 0; j < n; j++)
+				printf(" %7.7s", hname(hosts, j));
+			printf("\n");
+			for (i = 0; i < n; i++) {
+				printf("%-8.8s", hname(hosts, i));
+				for (j = 0; j < n; j++) {
+					const char *st = "";
+					double g;
 
-			printf("%-8.8s", ri);
-			for (j = 0; j < n; j++) {
-				const char *cj = hname(hosts, j);
-				const char *st = "";
-				double g = NAN;
-
-				if (i == j) {
-					printf(" %7s", "-");
-					continue;
-				}
-				cJSON_ArrayForEach(c, cells) {
-					const char *s, *d;
-
-					if (pj_get_str(c, "src", 0, 64, &s,
-					    err) == 0 && pj_get_str(c, "dst", 0,
-					    64, &d, err) == 0 &&
-					    strcmp(s, ri) == 0 &&
-					    strcmp(d, cj) == 0) {
-						pj_get_double(c, "gbps", 0, 1e9,
-						    &g, err);
-						pj_get_str(c, "state", 0, 16,
-						    &st, err);
+					if (i == j) {
+						printf(" %7s", "-");
+						continue;
 					}
+					c = cell_at(cells, n, i, j);
+					g = cnum(c, bw ? "gbps" : "rtt_p99_us");
+					pj_get_str(c, "state", 0, 16, &st, err);
+					if (strcmp(st, "lost") == 0)
+						printf(" %s%7s%s", color ?
+						    "\033[35m" : "", "lost",
+						    color ? "\033[0m" : "");
+					else if (strcmp(st, "skipped") == 0)
+						printf(" %s%7s%s", color ?
+						    "\033[31m" : "", "mtu!",
+						    color ? "\033[0m" : "");
+					else if (!isfinite(g))
+						printf(" %7s", "?");
+					else if (!bw)
+						printf(" %7.0f", g);
+					else
+						printf(" %s%7.2f%s", !color ?
+						    "" : g < floor ?
+						    "\033[31m" : g < floor *
+						    1.15 ? "\033[33m" :
+						    "\033[32m", g, color ?
+						    "\033[0m" : "");
 				}
-				if (strcmp(st, "lost") == 0)
-					printf(" %s%7s%s", color ? "\033[35m" :
-					    "", "lost", color ? "\033[0m" : "");
-				else if (strcmp(st, "skipped") == 0)
-					printf(" %s%7s%s", color ? "\033[31m" :
-					    "", "mtu!", color ? "\033[0m" : "");
-				else if (!isfinite(g))
-					printf(" %7s", "?");
-				else
-					printf(" %s%7.2f%s", !color ? "" :
-					    g < floor ? "\033[31m" :
-					    g < floor * 1.15 ? "\033[33m" :
-					    "\033[32m", g, color ? "\033[0m" :
-					    "");
+				printf("\n");
 			}
 			printf("\n");
 		}
-		printf("  floor %.2f Gbit/s (profile %s)%s\n\n", floor,
-		    dstr(doc, "profile"), color ?
-		    ": \033[32mok\033[0m \033[33mnear\033[0m "
-		    "\033[31mbelow\033[0m \033[35mlost\033[0m" : "");
-		printf("  mtu! = not measured: an MTU black hole on the "
-		    "path\n\n");
+		if (bw) {
+			printf("  floor %.2f Gbit/s (profile %s)%s\n", floor,
+			    dstr(doc, "profile"), color ?
+			    ": \033[32mok\033[0m \033[33mnear\033[0m "
+			    "\033[31mbelow\033[0m \033[35mlost\033[0m" : "");
+			printf("  mtu! = not measured: an MTU black hole on "
+			    "the path\n\n");
+		}
+		cJSON_ArrayForEach(ld, cJSON_GetObjectItem(net, "load"))
+			mload_terminal(ld, net->string, color);
 	}
 	f = cJSON_GetObjectItem(doc, "findings");
 	if (cJSON_GetArraySize(f) == 0)

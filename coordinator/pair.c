@@ -36,7 +36,7 @@ struct prun {
 	bool ready_l, ready_c, end_a, end_b, failed, started;
 	cJSON **iv_a, **iv_b;	/* interval bodies by index */
 	uint32_t niv, next_iv;
-	ev_timer deadline, linger;
+	ev_timer deadline, linger, startw;
 	ev_signal sigint_w, sigterm_w;
 	struct tresult r;
 };
@@ -261,7 +261,30 @@ pair_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 	default:
 		return;
 	}
-	if (p->ready_c && p->ready_l && p->state == PS_SETUP)
+	if (p->ready_c && p->ready_l && p->state == PS_SETUP) {
+		double wait = p->o->start_at - ev_time();
+
+		if (wait <= 0) {
+			pair_send_start(p);
+			return;
+		}
+		/* A load's tests start together: wait for its time. */
+		ev_timer_stop(p->loop, &p->deadline);
+		ev_timer_set(&p->deadline, wait + 15, 0.);
+		ev_timer_start(p->loop, &p->deadline);
+		ev_timer_set(&p->startw, wait, 0.);
+		ev_timer_start(p->loop, &p->startw);
+	}
+}
+
+static void
+pair_startw_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct prun *p = w->data;
+
+	(void)loop;
+	(void)revents;
+	if (p->state == PS_SETUP)
 		pair_send_start(p);
 }
 
@@ -389,6 +412,7 @@ pair_plan(struct prun *p, struct inventory *inv)
 	r->spec.skip_rx_copy = o->skip_rx_copy;
 	r->spec.sport_base = o->sport_base;
 	r->spec.sport_stride = o->sport_stride;
+	r->spec.shared = o->shared;
 	snprintf(r->spec.bind_dev, sizeof(r->spec.bind_dev), "%s",
 	    o->bind_dev);
 	if (gethostname(host, sizeof(host) - 1) != 0)
@@ -450,7 +474,8 @@ pair_run(struct inventory *inv, const struct auth_key *key,
 	coord_ctx_init(&p.ctx, p.loop, key, o->timeout);
 	ev_timer_init(&p.deadline, pair_deadline_cb, 15., 0.);
 	ev_timer_init(&p.linger, pair_linger_cb, 2.5, 0.);
-	p.deadline.data = p.linger.data = &p;
+	ev_timer_init(&p.startw, pair_startw_cb, 1., 0.);
+	p.deadline.data = p.linger.data = p.startw.data = &p;
 	ev_timer_start(p.loop, &p.deadline);
 	ev_signal_init(&p.sigint_w, pair_signal_cb, SIGINT);
 	ev_signal_init(&p.sigterm_w, pair_signal_cb, SIGTERM);

@@ -34,6 +34,11 @@ struct pair_opts {
 	char bind_dev[16];
 	bool json;
 	double timeout;
+	/* The matrix's load modes: a shared test may run beside others on
+	 * the same agents, and START waits for this wall-clock time so that
+	 * every test of a load starts together. */
+	bool shared;
+	double start_at;
 };
 
 /* One side's final word on one stream. */

@@ -46,6 +46,10 @@ struct test_spec {
 	char bind_dev[IF_NAMESIZE];	/* connector: SO_BINDTODEVICE */
 	uint16_t sport_base, sport_stride;	/* connector: source ports */
 	char coordinator[64];		/* who asked, for 'busy' replies */
+	/* Shared tests may run beside other shared tests on one agent (the
+	 * matrix's all-to-all and fanout loads); a test that is not shared
+	 * holds the agent alone. */
+	bool shared;
 };
 
 /* tmsg_total is the number of connections: streams per direction times

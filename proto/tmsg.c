@@ -56,6 +56,8 @@ tmsg_encode(const struct test_spec *s, bool connect)
 	cJSON_AddStringToObject(o, "local", netaddr_str(&s->local, a,
 	    sizeof(a)));
 	cJSON_AddStringToObject(o, "coordinator", s->coordinator);
+	if (s->shared)
+		cJSON_AddBoolToObject(o, "shared", true);
 	if (connect) {
 		cJSON_AddStringToObject(o, "dst", netaddr_str(&s->dst, a,
 		    sizeof(a)));
@@ -128,6 +130,8 @@ tmsg_decode(const cJSON *b, bool connect, struct test_spec *s, char *err)
 	    tmsg_addr(b, "local", &s->local, err) == -1 ||
 	    pj_opt_str(b, "coordinator", 0, sizeof(s->coordinator) - 1, "",
 	    &coord, err) == -1)
+		return -1;
+	if (pj_opt_bool(b, "shared", false, &s->shared, err) == -1)
 		return -1;
 	s->rate = rate;
 	snprintf(s->coordinator, sizeof(s->coordinator), "%s", coord);
