@@ -70,6 +70,7 @@ probe_free(struct probe *p)
 	ev_async_stop(ps->loop, &p->done);
 	ev_timer_stop(ps->loop, &p->deadline);
 	cJSON_Delete(p->result);
+	free(p->mt);
 	TAILQ_REMOVE(&ps->list, p, entry);
 	ps->n--;
 	free(p);
@@ -102,6 +103,45 @@ probe_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	/* Responders end by themselves; this catches the ones without a
 	 * thread (port listeners) and anything stuck. */
 	probe_free(p);
+}
+
+/* mesh_parse: a mesh runner's targets, [{"dst", "port"}], all of the
+ * family of 'local'. */
+static int
+mesh_parse(struct probe *p, const cJSON *b, char *err)
+{
+	const cJSON *arr, *e;
+	const char *s;
+	uint32_t v;
+	int n, i = 0;
+
+	if (pj_get_arr(b, "targets", 1, PROBE_MESH_MAX, &arr, &n, err) == -1)
+		return -1;
+	p->mt = calloc((size_t)n, sizeof(*p->mt));
+	if (p->mt == NULL) {
+		snprintf(err, CF_ERRLEN, "out of memory");
+		return -1;
+	}
+	cJSON_ArrayForEach(e, arr) {
+		if (pj_get_str(e, "dst", 2, NETADDR_STRLEN - 1, &s, err) == -1 ||
+		    pj_get_u32(e, "port", 1, 65535, &v, err) == -1) {
+			char m[CF_ERRLEN];
+
+			snprintf(m, sizeof(m), "targets[%d]: %s", i, err);
+			snprintf(err, CF_ERRLEN, "%s", m);
+			return -1;
+		}
+		if (netaddr_parse(s, &p->mt[i].dst) == -1 ||
+		    p->mt[i].dst.family != p->local.family) {
+			snprintf(err, CF_ERRLEN, "field 'targets[%d].dst': not "
+			    "an address of the family of 'local'", i);
+			return -1;
+		}
+		p->mt[i++].port = (uint16_t)v;
+	}
+	p->nmt = i;
+	p->dst = p->mt[0].dst;
+	return 0;
 }
 
 static int
@@ -146,16 +186,23 @@ probe_parse(struct probe *p, const cJSON *b, bool run, char *err)
 			p->kind = PK_MTU;
 		else if (strcmp(kind, "ports") == 0)
 			p->kind = PK_PORTSCAN;
+		else if (strcmp(kind, "mesh") == 0)
+			p->kind = PK_MESH;
 		else {
 			snprintf(err, CF_ERRLEN, "field 'kind': '%s' is not "
-			    "latency, mtu or ports", kind);
+			    "latency, mtu, ports or mesh", kind);
 			return -1;
 		}
-		if (pj_get_str(b, "dst", 2, NETADDR_STRLEN - 1, &s,
+		if (p->kind == PK_MESH) {
+			if (mesh_parse(p, b, err) == -1)
+				return -1;
+			s = NULL;
+		} else if (pj_get_str(b, "dst", 2, NETADDR_STRLEN - 1, &s,
 		    err) == -1)
 			return -1;
-		if (netaddr_parse(s, &p->dst) == -1 ||
-		    p->dst.family != p->local.family) {
+		/* A mesh's targets are its destinations (checked there). */
+		if (s != NULL && (netaddr_parse(s, &p->dst) == -1 ||
+		    p->dst.family != p->local.family)) {
 			snprintf(err, CF_ERRLEN, "field 'dst': not an address "
 			    "of the family of 'local'");
 			return -1;
@@ -198,7 +245,15 @@ probe_parse(struct probe *p, const cJSON *b, bool run, char *err)
 			p->sizes[i++] = (uint32_t)e->valuedouble;
 		}
 		p->nsizes = i;
-		if (p->kind == PK_LATENCY && p->nsizes == 0) {
+		if (p->kind == PK_MESH &&
+		    (uint64_t)p->count * (uint64_t)p->nmt > 1000000) {
+			snprintf(err, CF_ERRLEN, "field 'count': %u probes to "
+			    "each of %d targets is over a million", p->count,
+			    p->nmt);
+			return -1;
+		}
+		if ((p->kind == PK_LATENCY || p->kind == PK_MESH) &&
+		    p->nsizes == 0) {
 			p->sizes[0] = 64;
 			p->nsizes = 1;
 		}
@@ -294,12 +349,15 @@ probe_open(struct probes *ps, struct conn *c, const cJSON *b, unsigned type)
 		probe_free(p);
 		return;
 	}
-	if (type == MSG_PROBE_RUN &&
-	    !engine_target_allowed_cfg(ps->cfg, &p->dst, err)) {
-		char why[CF_ERRLEN];
+	for (i = 0; type == MSG_PROBE_RUN && i < (p->nmt ? p->nmt : 1); i++) {
+		const struct netaddr *t = p->nmt ? &p->mt[i].dst : &p->dst;
+		char why[CF_ERRLEN], a[NETADDR_STRLEN];
 
+		if (engine_target_allowed_cfg(ps->cfg, t, err))
+			continue;
 		snprintf(why, sizeof(why), "%s", err);
-		probe_refuse(c, type, id, "limit %s: target not allowed", why);
+		probe_refuse(c, type, id, "limit %s: target %s not allowed",
+		    why, netaddr_str(t, a, sizeof(a)));
 		probe_free(p);
 		return;
 	}
@@ -355,7 +413,8 @@ probe_open(struct probes *ps, struct conn *c, const cJSON *b, unsigned type)
 	default:
 		if (pthread_create(&p->th, NULL, p->kind == PK_LATENCY ?
 		    probe_run_latency : p->kind == PK_MTU ? probe_run_mtu :
-		    probe_run_ports, p) != 0) {
+		    p->kind == PK_MESH ? probe_run_mesh : probe_run_ports,
+		    p) != 0) {
 			snprintf(err, CF_ERRLEN, "cannot start a thread");
 			goto fail;
 		}

@@ -19,6 +19,14 @@
 enum probe_kind {
 	PK_UDP_ECHO, PK_TCP_ECHO, PK_PORTS,	/* responders */
 	PK_LATENCY, PK_MTU, PK_PORTSCAN,	/* runners */
+	PK_MESH,				/* runner, many targets */
+};
+
+#define PROBE_MESH_MAX 4096	/* targets of one mesh runner */
+
+struct mesh_target {
+	struct netaddr dst;
+	uint16_t port;
 };
 
 struct probe {
@@ -47,6 +55,8 @@ struct probe {
 	_Atomic int stop;
 	ev_async done;
 	ev_timer deadline;
+	struct mesh_target *mt;		/* PK_MESH: its targets */
+	int nmt;
 	cJSON *result;			/* runner: built by the thread */
 	char error[CF_ERRLEN];
 };
@@ -56,6 +66,17 @@ void *probe_tcp_echo(void *);
 void *probe_run_latency(void *);
 void *probe_run_mtu(void *);
 void *probe_run_ports(void *);
+void *probe_run_mesh(void *);
 double probe_now(void);
+uint64_t probe_now_ns(void);
+/* The UDP probe header (PROBE_UDP_HDR bytes): magic, flags, sequence and
+ * the first 8 bytes of the token; get fails on a stranger's datagram. */
+void probe_hdr_put(uint8_t *b, const struct probe *p, uint32_t flags,
+    uint64_t seq);
+int probe_hdr_get(const uint8_t *b, size_t n, const struct probe *p,
+    uint32_t *flags, uint64_t *seq);
+/* probe_runner_socket: a socket of type bound to the probe's local
+ * address; -1 with err. */
+int probe_runner_socket(struct probe *p, int type, char *err);
 
 #endif

@@ -35,8 +35,8 @@ probe_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint64_t
-now_ns(void)
+uint64_t
+probe_now_ns(void)
 {
 	struct timespec ts;
 
@@ -62,8 +62,9 @@ timeo(int fd, int ms)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-static void
-put_hdr(uint8_t *b, const struct probe *p, uint32_t flags, uint64_t seq)
+void
+probe_hdr_put(uint8_t *b, const struct probe *p, uint32_t flags,
+    uint64_t seq)
 {
 	uint32_t m = htonl(PROBE_MAGIC), f = htonl(flags);
 	uint32_t hi = htonl((uint32_t)(seq >> 32)), lo = htonl((uint32_t)seq);
@@ -75,9 +76,9 @@ put_hdr(uint8_t *b, const struct probe *p, uint32_t flags, uint64_t seq)
 	memcpy(b + 16, p->token, 8);
 }
 
-static int
-get_hdr(const uint8_t *b, size_t n, const struct probe *p, uint32_t *flags,
-    uint64_t *seq)
+int
+probe_hdr_get(const uint8_t *b, size_t n, const struct probe *p,
+    uint32_t *flags, uint64_t *seq)
 {
 	uint32_t m, f, hi, lo;
 
@@ -124,7 +125,7 @@ probe_udp_echo(void *arg)
 	while (buf && !stopped(p, end)) {
 		sl = sizeof(ss);
 		n = recvfrom(p->fd, buf, 65536, 0, (struct sockaddr *)&ss, &sl);
-		if (n < 0 || get_hdr(buf, (size_t)n, p, &flags, &seq) == -1)
+		if (n < 0 || probe_hdr_get(buf, (size_t)n, p, &flags, &seq) == -1)
 			continue;	/* strangers are ignored */
 		sendto(p->fd, buf, flags & PROBE_F_ACK ? PROBE_UDP_HDR :
 		    (size_t)n, 0, (struct sockaddr *)&ss, sl);
@@ -221,8 +222,8 @@ probe_tcp_echo(void *arg)
 
 /* --- runners --------------------------------------------------------- */
 
-static int
-runner_socket(struct probe *p, int type, char *err)
+int
+probe_runner_socket(struct probe *p, int type, char *err)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -282,7 +283,7 @@ pace(struct probe *p, uint64_t start, uint64_t i)
 	if (p->rate == 0)
 		return;
 	at = start + i * 1000000000ull / p->rate;
-	if (at <= now_ns())
+	if (at <= probe_now_ns())
 		return;
 	ts.tv_sec = (time_t)(at / 1000000000ull);
 	ts.tv_nsec = (long)(at % 1000000000ull);
@@ -357,7 +358,7 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 	bool any_hw = false;
 	uint8_t *buf = calloc(1, size), *rb = malloc(65536);
 	char cbuf[256];
-	uint64_t i, lost = 0, start = now_ns(), rseq, t0, t1, sent = 0;
+	uint64_t i, lost = 0, start = probe_now_ns(), rseq, t0, t1, sent = 0;
 	unsigned streak = 0;
 	uint32_t flags;
 	cJSON *o;
@@ -384,8 +385,8 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 		ssize_t n;
 
 		pace(p, start, i);
-		put_hdr(buf, p, 0, ++*seq);
-		t0 = now_ns();
+		probe_hdr_put(buf, p, 0, ++*seq);
+		t0 = probe_now_ns();
 		if (send(fd, buf, size, 0) != (ssize_t)size) {
 			lost++;
 			continue;
@@ -403,10 +404,10 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 				streak++;
 				break;
 			}
-			if (get_hdr(rb, (size_t)n, p, &flags, &rseq) == -1 ||
+			if (probe_hdr_get(rb, (size_t)n, p, &flags, &rseq) == -1 ||
 			    rseq != *seq)
 				continue;	/* a late answer to an old one */
-			t1 = now_ns();
+			t1 = probe_now_ns();
 			streak = 0;
 			hist_add(h, t1 - t0);
 			{
@@ -459,7 +460,7 @@ latency_tcp(struct probe *p, int fd, uint32_t size, double end)
 {
 	struct hist *h = malloc(sizeof(*h));
 	uint8_t *buf = calloc(1, size), *rb = malloc(size);
-	uint64_t i, start = now_ns(), t0;
+	uint64_t i, start = probe_now_ns(), t0;
 	uint32_t v;
 	int bad = 0;
 	cJSON *o;
@@ -475,14 +476,14 @@ latency_tcp(struct probe *p, int fd, uint32_t size, double end)
 		memcpy(buf, &v, 4);
 		v = htonl((uint32_t)i);
 		memcpy(buf + 4, &v, 4);
-		t0 = now_ns();
+		t0 = probe_now_ns();
 		if (write_full(fd, buf, size) == -1 ||
 		    read_full(fd, rb, size, p, end) == -1 ||
 		    memcmp(rb + 4, buf + 4, 4) != 0) {
 			bad = 1;
 			break;
 		}
-		hist_add(h, now_ns() - t0);
+		hist_add(h, probe_now_ns() - t0);
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "size", size);
@@ -507,7 +508,7 @@ probe_run_latency(void *arg)
 
 	add_route(p, res);
 	arr = cJSON_AddArrayToObject(res, "sizes");
-	fd = runner_socket(p, p->udp ? SOCK_DGRAM : SOCK_STREAM, err);
+	fd = probe_runner_socket(p, p->udp ? SOCK_DGRAM : SOCK_STREAM, err);
 	if (fd == -1)
 		goto fail;
 	if (p->udp) {
@@ -568,7 +569,7 @@ mtu_try(struct probe *p, int fd, uint32_t size, uint64_t *seq)
 	if (buf == NULL)
 		return 0;
 	for (t = 0; t < 3 && !ok && !atomic_load(&p->stop); t++) {
-		put_hdr(buf, p, PROBE_F_ACK, ++*seq);
+		probe_hdr_put(buf, p, PROBE_F_ACK, ++*seq);
 		if (send(fd, buf, payload, 0) != (ssize_t)payload) {
 			/* EMSGSIZE: larger than our own MTU. */
 			break;
@@ -578,7 +579,7 @@ mtu_try(struct probe *p, int fd, uint32_t size, uint64_t *seq)
 
 			if (n < 0)
 				break;
-			if (get_hdr(rb, (size_t)n, p, &flags, &rseq) == 0 &&
+			if (probe_hdr_get(rb, (size_t)n, p, &flags, &rseq) == 0 &&
 			    rseq == *seq) {
 				ok = 1;
 				break;
@@ -621,7 +622,7 @@ probe_run_mtu(void *arg)
 	uint64_t seq = 0;
 
 	add_route(p, res);
-	fd = runner_socket(p, SOCK_DGRAM, err);
+	fd = probe_runner_socket(p, SOCK_DGRAM, err);
 	if (fd == -1 || runner_connect(p, fd, p->port, err) == -1)
 		goto fail;
 	/* DF set, and the kernel's cached path MTU ignored: we find out. */
@@ -688,7 +689,7 @@ probe_run_ports(void *arg)
 	for (i = 0; i < p->nports; i++) {
 		struct sockaddr_storage ss;
 		socklen_t sl = netaddr_sockaddr(&p->dst, p->ports[i], &ss);
-		int fd = runner_socket(p, SOCK_STREAM | SOCK_NONBLOCK, err);
+		int fd = probe_runner_socket(p, SOCK_STREAM | SOCK_NONBLOCK, err);
 
 		pf[i].fd = fd;
 		pf[i].events = POLLOUT;

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# bench/matrix.sh: wall time of the pairwise bandwidth matrix.
+# bench/matrix.sh: wall time of the pairwise bandwidth matrix, and of a
+# latency-only matrix of many agents.
 #
-# The lab's leafspine-4x2 fabric (8 hosts), bandwidth only on the cluster
-# network, t = SECS (default 3): prints the wall time against the serial
-# bound n(n-1)t (every ordered pair alone) and the target
-# 1.15 (n-1) t + 10 s. As root.
+# 1. The lab's leafspine-4x2 fabric (8 hosts), bandwidth only on the
+#    cluster network, t = SECS (default 3): the wall time against the
+#    serial bound n(n-1)t (every ordered pair alone) and the target
+#    1.15 (n-1) t + 10 s. As root.
+# 2. AGENTS (default 256) agents on loopback addresses of a random
+#    127.X.0.0/16, a latency-only matrix (the mesh: one runner per agent):
+#    wall time and the coordinator's peak RSS (the matrix process and its
+#    mesh child) against the targets 60 s and 200 MB.
+# ONLY=bw or ONLY=lat runs one part.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-3}
@@ -12,8 +18,10 @@ SECS=${SECS:-3}
 make -C "$TOP" -s all >/dev/null || exit 3
 P=""
 T=$(mktemp -d /tmp/cf-bench.XXXXXX)
-trap '[ -n "$P" ] && "$TOP/tests/lab/lab.sh" down "$P" >/dev/null 2>&1; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
+APIDS=()
+trap '[ -n "$P" ] && "$TOP/tests/lab/lab.sh" down "$P" >/dev/null 2>&1; for p in "${APIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+if [ "${ONLY:-}" != lat ]; then
 P=$(LAB_QUIET=1 "$TOP/tests/lab/lab.sh" up leafspine-4x2 --agents) || exit 3
 n=$(jq '.hosts | length' <<<"$("$TOP/tests/lab/lab.sh" status "$P" --json)")
 start=$(date +%s.%N)
@@ -28,3 +36,52 @@ printf '# pairwise bandwidth matrix, %d hosts (leafspine-4x2), t = %s s, exit %d
 printf '%-28s %8.1f s\n' "wall time" "$wall" "serial bound n(n-1)t" "$serial" \
 	"target 1.15(n-1)t + 10" "$target"
 printf '%-28s %8.2f\n' "wall / target" "$(echo "$wall / $target" | bc -l)"
+"$TOP/tests/lab/lab.sh" down "$P" >/dev/null 2>&1
+P=""
+fi
+[ "${ONLY:-}" = bw ] && exit 0
+
+# --- many agents, latency only ---------------------------------------------
+N=${AGENTS:-256}
+X=$((RANDOM % 200 + 20))
+"$TOP/build/cephfab" keygen -o "$T/key" >/dev/null || exit 3
+{
+	printf '[global]\nkey = %s\npublic_network = 127.%d.0.0/16\n' "$T/key" "$X"
+	for i in $(seq 0 $((N - 1))); do
+		a="127.$X.$((i / 250)).$((i % 250 + 1))"
+		printf '[host n%03d]\nagent = %s\npublic = %s\n' "$i" "$a" "$a"
+	done
+} > "$T/many.inv"
+for i in $(seq 0 $((N - 1))); do
+	a="127.$X.$((i / 250)).$((i % 250 + 1))"
+	"$TOP/build/cephfab-agent" -d --listen "$a:7470" --key "$T/key" \
+		>/dev/null 2>&1 &
+	APIDS+=($!)
+done
+# Every agent answers before the clock starts.
+for try in $(seq 1 100); do
+	"$TOP/build/cephfab" -i "$T/many.inv" hosts --json > "$T/h.json" 2>/dev/null &&
+		break
+	sleep 0.2
+done
+[ "$(jq '[.hosts[] | select(.state == "ok")] | length' "$T/h.json")" = "$N" ] ||
+	{ echo "bench: not all $N agents are up" >&2; exit 3; }
+python3 - "$TOP/build/cephfab" "$T" "$N" <<'PY'
+import resource, subprocess, sys, time, json
+cf, t, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+t0 = time.monotonic()
+r = subprocess.run([cf, "-i", t + "/many.inv", "matrix", "--tests", "lat",
+    "--net", "public", "--db", t + "/many.db", "--json", t + "/many.json"],
+    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.monotonic() - t0
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+d = json.load(open(t + "/many.json"))
+cells = d["networks"]["public"]["cells"]
+ok = sum(1 for c in cells if c["rtt_p50_us"] is not None)
+print("# latency-only matrix, %d agents on loopback, exit %d" % (n, r.returncode))
+print("%-28s %8d of %d" % ("cells with an RTT", ok, len(cells)))
+print("%-28s %8.1f s   (target < 60 s, ratio %.2f)" % ("wall time", wall, wall / 60))
+print("%-28s %8.1f MB  (target < 200 MB, ratio %.2f)" % ("coordinator peak RSS", rss, rss / 200))
+if r.returncode not in (0, 1):
+    sys.stderr.write(r.stderr.decode()[-2000:])
+PY

@@ -34,5 +34,6 @@ int cmd_probe(const struct gopts *g, int kind, int argc, char **argv);
 int cmd_matrix(const struct gopts *g, int argc, char **argv, bool report);
 int cmd_runs(const struct gopts *g, int argc, char **argv);
 int cmd_compare(const struct gopts *g, int argc, char **argv);
+int cmd_mesh(const struct gopts *g, int argc, char **argv);
 
 #endif

@@ -83,10 +83,16 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	int *done = calloc((size_t)(n * n), sizeof(int));
 	int *slow_host = calloc((size_t)n, sizeof(int));
 	double *tmp = malloc((size_t)(n * n + 1) * sizeof(double));
+	double med = NAN;	/* the fabric's median RTT p99 */
+	int nmed = 0;
 	cJSON *f;
 
 	if (!slow || !done || !slow_host || !tmp)
 		goto out;
+	for (k = 0; v->p99 && k < n * n; k++)
+		if (isfinite(v->p99[k]))
+			tmp[nmed++] = v->p99[k];
+	med = median(tmp, nmed);
 	/* An MTU black hole stalls every large-packet test on its path:
 	 * it is the finding for that pair, not 'unreachable' or 'slow'. */
 	for (i = 0; i < n; i++)
@@ -286,20 +292,13 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 				}
 			}
 			if (v->p99) {
-				int m = 0;
-				double med;
-
-				for (k = 0; k < n * n; k++)
-					if (isfinite(v->p99[k]))
-						tmp[m++] = v->p99[k];
-				med = median(tmp, m);
 				q = fmax(isfinite(AT(v->p99, i, j)) ?
 				    AT(v->p99, i, j) : 0, isfinite(AT(v->p99,
 				    j, i)) ? AT(v->p99, j, i) : 0);
 				/* Over the profile's limit, or k times the
 				 * fabric's median and clearly above noise. */
 				if (q > p->max_p99_us || (isfinite(med) &&
-				    m >= 4 && q > p->latency_k * med &&
+				    nmed >= 4 && q > p->latency_k * med &&
 				    q > med + 200)) {
 					f = add(out, "high_latency", "warn", v,
 					    i, j, "look for queueing (a busy or "

@@ -50,6 +50,8 @@ usage(FILE *f)
 	    "  reach A B --from-net N --to-net M   cross-network reachability\n"
 	    "  matrix [opts]      every pair on both networks, findings, "
 	    "verdict (matrix --help)\n"
+	    "  mesh [opts]        every pair's RTT at once, one runner per "
+	    "agent (mesh --help)\n"
 	    "  runs [--db F]      the stored matrix runs\n"
 	    "  report RUN [opts]  render a stored run again (same outputs as "
 	    "matrix)\n"
@@ -235,6 +237,8 @@ main(int argc, char **argv)
 		return cmd_probe(&g, PC_PORTS, argc, argv);
 	if (strcmp(cmd, "reach") == 0)
 		return cmd_probe(&g, PC_REACH, argc, argv);
+	if (strcmp(cmd, "mesh") == 0)
+		return cmd_mesh(&g, argc, argv);
 	if (strcmp(cmd, "matrix") == 0)
 		return cmd_matrix(&g, argc, argv, false);
 	if (strcmp(cmd, "report") == 0)

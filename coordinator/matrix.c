@@ -1,6 +1,7 @@
 /* matrix: schedule and run the cells of an all-pairs test, see matrix.h. */
 #include "matrix.h"
 #include "log.h"
+#include "mesh.h"
 #include "mload.h"
 #include "out.h"
 #include "pj.h"
@@ -39,6 +40,7 @@ struct job {
 	int net, test;			/* test: index into test_names */
 	int a, b;
 	bool retest;
+	bool mesh;			/* the whole network's latency at once */
 	pid_t pid;
 	int fd;
 	ev_io rw;
@@ -69,6 +71,7 @@ struct mrun {
 	ev_signal sigint_w, sigterm_w;
 	unsigned char *mtu_bad;		/* [net][a][b]: a black hole */
 	bool mtu_known;
+	unsigned char *stored_idx;	/* [net][test][a][b]: in the DB */
 };
 
 static const char *
@@ -77,8 +80,19 @@ net_name(int net)
 	return net ? "cluster" : "public";
 }
 
+static bool stored_scan(struct mrun *m, int net, int test, int a, int b);
+
+/* stored: is this cell in the DB already (--resume)? */
 static bool
 stored(struct mrun *m, int net, int test, int a, int b)
+{
+	if (m->stored_idx != NULL)
+		return m->stored_idx[((net * 6 + test) * m->n + a) * m->n + b];
+	return stored_scan(m, net, test, a, b);
+}
+
+static bool
+stored_scan(struct mrun *m, int net, int test, int a, int b)
 {
 	const cJSON *c;
 	char err[CF_ERRLEN];
@@ -96,6 +110,38 @@ stored(struct mrun *m, int net, int test, int a, int b)
 			return true;
 	}
 	return false;
+}
+
+/* stored_index: one pass over the stored cells, so that a resumed run of
+ * many hosts does not scan them for every cell it plans. */
+static void
+stored_index(struct mrun *m)
+{
+	const cJSON *c;
+	char err[CF_ERRLEN];
+	int n = m->n, net, test, a, b;
+
+	m->stored_idx = calloc((size_t)(2 * 6 * n * n), 1);
+	if (m->stored_idx == NULL)
+		return;
+	cJSON_ArrayForEach(c, m->stored) {
+		const char *nn, *s, *d, *t;
+
+		if (pj_get_str(c, "network", 0, 16, &nn, err) == -1 ||
+		    pj_get_str(c, "src", 0, 64, &s, err) == -1 ||
+		    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+		    pj_get_str(c, "test", 0, 16, &t, err) == -1)
+			continue;
+		net = strcmp(nn, "cluster") == 0;
+		for (test = 0; test < 6 && strcmp(test_names[test], t); test++)
+			;
+		for (a = 0; a < n && strcmp(m->h[a]->name, s); a++)
+			;
+		for (b = 0; b < n && strcmp(m->h[b]->name, d); b++)
+			;
+		if (test < 6 && a < n && b < n)
+			m->stored_idx[((net * 6 + test) * n + a) * n + b] = 1;
+	}
 }
 
 static int
@@ -123,6 +169,22 @@ enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
 	return 0;
 }
 
+/* enqueue_mesh: one job for a network's latency, unless every pair of
+ * it is stored already. */
+static void
+enqueue_mesh(struct mrun *m, int net)
+{
+	int a, b;
+
+	for (a = 0; a < m->n; a++)
+		for (b = a + 1; b < m->n; b++)
+			if (!stored(m, net, 1, a, b)) {
+				if (enqueue(m, net, 1, -1, -1, true) == 0)
+					m->queue[m->nq - 1]->mesh = true;
+				return;
+			}
+}
+
 /* job_argv: the child command of a cell. */
 static void
 job_argv(struct job *j, char **argv, char bufs[8][32])
@@ -140,6 +202,25 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 	snprintf(bufs[0], 32, "%.1f", o->timeout);
 	argv[k++] = "-t";
 	argv[k++] = bufs[0];
+	if (j->mesh) {
+		int n = j->m->n;
+
+		/* Many hosts: fewer probes each, and about 60,000 probes
+		 * per second in all, so a large mesh stays a light load. */
+		snprintf(bufs[1], 32, "%d", n > 64 ? 10 : 20);
+		snprintf(bufs[2], 32, "%d", n > 60 ? 60000 / n < 100 ? 100 :
+		    60000 / n : 1000);
+		argv[k++] = "mesh";
+		argv[k++] = "--net";
+		argv[k++] = (char *)net_name(j->net);
+		argv[k++] = "--json";
+		argv[k++] = "--count";
+		argv[k++] = bufs[1];
+		argv[k++] = "--rate";
+		argv[k++] = bufs[2];
+		argv[k] = NULL;
+		return;
+	}
 	argv[k++] = (char *)(is_tput(j->test) ? "pair" : j->test == 1 ?
 	    "latency" : j->test == 2 ? "mtu" : "ports");
 	argv[k++] = j->m->h[j->a]->name;
@@ -199,6 +280,8 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 
 static void job_start(struct mrun *m, struct job *j);
 static void pump(struct mrun *m);
+static bool stored(struct mrun *m, int net, int test, int a, int b);
+static void mesh_store(struct mrun *m, struct job *j, const cJSON *data);
 
 /* mtu_learn reads the stored MTU cells once the probes are done: a
  * throughput test across a black hole only stalls, so it is skipped. */
@@ -269,6 +352,16 @@ job_finish(struct job *j)
 
 	if (j->out)
 		data = cJSON_ParseWithLength(j->out, j->len);
+	if (j->mesh) {
+		mesh_store(m, j, data);
+		cJSON_Delete(data);
+		free(j->out);
+		j->out = NULL;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
 	if (data == NULL) {
 		data = cJSON_CreateObject();
 		cJSON_AddStringToObject(data, "error", code == 2 ?
@@ -299,6 +392,86 @@ job_finish(struct job *j)
 	pump(m);
 }
 
+/* mesh_store splits a mesh job's result into the network's latency
+ * cells, stored in one transaction. A host the mesh could not use makes
+ * its pairs 'lost' with its reason. */
+static void
+mesh_store(struct mrun *m, struct job *j, const cJSON *data)
+{
+	const cJSON **dir = calloc((size_t)(m->n * m->n), sizeof(*dir));
+	const char **hosterr = calloc((size_t)m->n, sizeof(char *));
+	const cJSON *r, *e;
+	char err[CF_ERRLEN], why[256];
+	double size = 2000;
+	int a, b, stored_n = 0;
+
+	if (dir == NULL || hosterr == NULL || m->interrupted)
+		goto out;
+	pj_get_double(data, "size", 0, 1e6, &size, err);
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
+		const char *f, *t;
+
+		if (pj_get_str(r, "from", 1, 64, &f, err) == -1 ||
+		    pj_get_str(r, "to", 1, 64, &t, err) == -1)
+			continue;
+		for (a = 0; a < m->n && strcmp(m->h[a]->name, f); a++)
+			;
+		for (b = 0; b < m->n && strcmp(m->h[b]->name, t); b++)
+			;
+		if (a < m->n && b < m->n)
+			dir[a * m->n + b] = r;
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(data, "errors")) {
+		const char *hn, *msg;
+
+		if (pj_get_str(e, "host", 1, 64, &hn, err) == -1 ||
+		    pj_get_str(e, "error", 0, 512, &msg, err) == -1)
+			continue;
+		for (a = 0; a < m->n && strcmp(m->h[a]->name, hn); a++)
+			;
+		if (a < m->n)
+			hosterr[a] = msg;
+	}
+	store_begin(&m->st);
+	for (a = 0; a < m->n; a++) {
+		for (b = a + 1; b < m->n; b++) {
+			const cJSON *two[2] = { dir[a * m->n + b],
+			    dir[b * m->n + a] };
+			cJSON *d;
+			const char *state = "ok";
+
+			if (stored(m, j->net, 1, a, b))
+				continue;	/* --resume: kept */
+			why[0] = '\0';
+			d = mesh_pair_cell(two, size, why, sizeof(why));
+			if (d == NULL) {
+				d = cJSON_CreateObject();
+				snprintf(why, sizeof(why), "%s", hosterr[a] ?
+				    hosterr[a] : hosterr[b] ? hosterr[b] :
+				    data == NULL ? "the mesh command failed" :
+				    "not probed");
+				cJSON_AddStringToObject(d, "error", why);
+			}
+			if (why[0])
+				state = "lost";
+			if (store_put_cell(&m->st, m->run, net_name(j->net),
+			    m->h[a]->name, m->h[b]->name, "lat", state, d,
+			    err) == -1)
+				log_warnx("%s", err);
+			else
+				stored_n++;
+			cJSON_Delete(d);
+		}
+	}
+	if (store_commit(&m->st, err) == -1)
+		log_warnx("%s", err);
+	log_debug("mesh on %s: %d pair cells stored", net_name(j->net),
+	    stored_n);
+out:
+	free(dir);
+	free(hosterr);
+}
+
 static void
 job_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -309,8 +482,9 @@ job_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	(void)revents;
 	n = read(j->fd, buf, sizeof(buf));
 	if (n > 0) {
-		/* A cell's JSON is bounded: 8 MiB is far above any. */
-		if (j->len + (size_t)n > 8 * 1024 * 1024)
+		/* A cell's JSON is bounded: 8 MiB is far above any; a
+		 * mesh holds every pair of a network (256 hosts: ~15 MiB). */
+		if (j->len + (size_t)n > (j->mesh ? 256u : 8u) * 1024 * 1024)
 			return;
 		if (j->len + (size_t)n + 1 > j->cap) {
 			j->cap = (j->len + (size_t)n + 1) * 2;
@@ -480,6 +654,7 @@ plan(struct mrun *m)
 	struct sched s;
 	int net, a, b, r, k, nr = 0;
 	int *rack = calloc((size_t)m->n, sizeof(int));
+	bool mesh = o->lat_mesh || m->n > MATRIX_MESH_HOSTS;
 	char names[64][INV_NAME_MAX];
 	int nn = 0;
 
@@ -494,15 +669,18 @@ plan(struct mrun *m)
 		rack[a] = k;
 	}
 	m->round_end = calloc((size_t)(2 * m->n + 8), sizeof(int));
-	/* Round 0: every probe of every pair, concurrently at low rate. */
+	/* Round 0: every probe of every pair, concurrently at low rate; on
+	 * a large cluster the latency of a network is one mesh. */
 	for (net = 0; net < 2; net++) {
 		if (!(o->nets & (1 << net)))
 			continue;
+		if ((o->tests & MT_LAT) && mesh)
+			enqueue_mesh(m, net);
 		for (a = 0; a < m->n; a++) {
 			for (b = 0; b < m->n; b++) {
 				if (a == b)
 					continue;
-				if (a < b && (o->tests & MT_LAT))
+				if (a < b && (o->tests & MT_LAT) && !mesh)
 					enqueue(m, net, 1, a, b, false);
 				if (a < b && (o->tests & MT_MTU))
 					enqueue(m, net, 2, a, b, false);
@@ -663,6 +841,7 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 		cJSON_Delete(opts);
 		m.run = o->resume;
 		m.stored = store_cells(&m.st, m.run);
+		stored_index(&m);
 		log_info("resuming run %lld: %d cells stored", (long long)m.run,
 		    cJSON_GetArraySize(m.stored));
 	} else {
@@ -729,6 +908,7 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 	free(m.queue);
 	free(m.round_end);
 	free(m.mtu_bad);
+	free(m.stored_idx);
 	free(m.h);
 	cJSON_Delete(m.stored);
 	ev_signal_stop(m.loop, &m.sigint_w);

@@ -17,6 +17,9 @@
 #include "inventory.h"
 
 enum { MT_BW = 1, MT_LAT = 2, MT_MTU = 4, MT_PORTS = 8 };
+/* Above this many hosts the latency phase runs as one 'mesh' per network
+ * (mesh.h) instead of one exchange per pair. */
+#define MATRIX_MESH_HOSTS 16
 /* Bandwidth patterns (--mode): isolated pairs, and the loads of mload.h. */
 enum { MM_PAIRWISE = 1, MM_A2A = 2, MM_FANOUT = 4 };
 
@@ -28,6 +31,8 @@ struct matrix_opts {
 	double secs;
 	int max_per_rack;
 	int concurrency;		/* probe cells at once */
+	int lat_mesh;			/* latency by 'mesh': 1 yes, 0 above
+					   MATRIX_MESH_HOSTS hosts */
 	const char *db;
 	int64_t resume;
 	const char *html, *json, *junit, *prom;

@@ -44,6 +44,23 @@ store_open(struct store *s, const char *path, char *err)
 	return 0;
 }
 
+int
+store_begin(struct store *s)
+{
+	return sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+	    SQLITE_OK ? 0 : -1;
+}
+
+int
+store_commit(struct store *s, char *err)
+{
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	snprintf(err, CF_ERRLEN, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
 void
 store_close(struct store *s)
 {

@@ -24,6 +24,10 @@ struct store {
 /* store_open opens or creates the database; -1 with err. */
 int store_open(struct store *s, const char *path, char *err);
 void store_close(struct store *s);
+/* store_begin / store_commit: many cells in one transaction (a mesh's
+ * pairs all complete at once); commit failing rolls the batch back. */
+int store_begin(struct store *s);
+int store_commit(struct store *s, char *err);
 /* store_new_run returns a new run id (> 0), or -1. */
 int64_t store_new_run(struct store *s, const char *inventory,
     const cJSON *options, char *err);
