@@ -47,6 +47,8 @@ matrix_usage(FILE *f)
 	    "  --lat-mesh      latency of all pairs at once, one runner per "
 	    "agent (the default\n"
 	    "                  above 16 hosts)\n"
+	    "  --lat-rate PPS  mesh probes per second from each agent "
+	    "(default 1000)\n"
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
 }
 
@@ -54,7 +56,8 @@ int
 cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 {
 	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
-	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH };
+	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
+	    O_LRATE };
 	static const struct option mopts[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "tests", required_argument, NULL, O_TESTS },
@@ -71,6 +74,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 		{ "max-per-rack", required_argument, NULL, O_MPR },
 		{ "concurrency", required_argument, NULL, O_CONC },
 		{ "lat-mesh", no_argument, NULL, O_MESH },
+		{ "lat-rate", required_argument, NULL, O_LRATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -175,6 +179,11 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 			o.concurrency = (int)d;
 			break;
 		case O_MESH: o.lat_mesh = 1; break;
+		case O_LRATE:
+			if (parse_num("--lat-rate", optarg, 1, 100000, &d))
+				return EXIT_USAGE;
+			o.lat_rate = (uint32_t)d;
+			break;
 		case 'h': matrix_usage(stdout); return EXIT_PASS;
 		default: matrix_usage(stderr); return EXIT_USAGE;
 		}
@@ -324,6 +333,9 @@ mesh_usage(FILE *f)
 	    "1000)\n"
 	    "  --size BYTES  UDP payload (default 2000, Ceph's heartbeat "
 	    "size)\n"
+	    "  --db F --run R  store the pairs as latency cells of matrix run "
+	    "R in F\n"
+	    "                (the matrix does this) and print a summary\n"
 	    "exit: 0 every pair answered every probe, 1 losses or hosts "
 	    "missing, 2 usage, 3 nothing measured\n");
 }
@@ -331,12 +343,14 @@ mesh_usage(FILE *f)
 int
 cmd_mesh(const struct gopts *g, int argc, char **argv)
 {
-	enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE };
+	enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN };
 	static const struct option mo[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "size", required_argument, NULL, O_SIZE },
+		{ "db", required_argument, NULL, O_DB },
+		{ "run", required_argument, NULL, O_RUN },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -374,6 +388,12 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 				return EXIT_USAGE;
 			o.size = (uint32_t)d;
 			break;
+		case O_DB: o.db = optarg; break;
+		case O_RUN:
+			if (parse_num("--run", optarg, 1, 1e15, &d))
+				return EXIT_USAGE;
+			o.run = (int64_t)d;
+			break;
 		case 'j': o.json = true; break;
 		case 'h': mesh_usage(stdout); return EXIT_PASS;
 		default: mesh_usage(stderr); return EXIT_USAGE;
@@ -381,6 +401,10 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 	}
 	if (argc != optind) {
 		mesh_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((o.db == NULL) != (o.run == 0)) {
+		fprintf(stderr, "cephfab: mesh: --db and --run go together\n");
 		return EXIT_USAGE;
 	}
 	if (net && strcmp(net, "public") != 0 && strcmp(net, "cluster") != 0) {

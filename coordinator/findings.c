@@ -74,6 +74,23 @@ ev_num(cJSON *f, const char *k, double x)
 		cJSON_AddNumberToObject(e, k, x);
 }
 
+/* pair_p99: the worse direction's RTT p99 of a pair, 0 if unmeasured. */
+static double
+pair_p99(const struct mview *v, int i, int j)
+{
+	return fmax(isfinite(AT(v->p99, i, j)) ? AT(v->p99, i, j) : 0,
+	    isfinite(AT(v->p99, j, i)) ? AT(v->p99, j, i) : 0);
+}
+
+/* rtt_high: over the profile's limit, or k times the fabric's median and
+ * clearly above noise. */
+static bool
+rtt_high(double q, const struct profile *p, double med, int nmed)
+{
+	return q > p->max_p99_us || (isfinite(med) && nmed >= 4 &&
+	    q > p->latency_k * med && q > med + 200);
+}
+
 int
 findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 {
@@ -85,6 +102,7 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	double *tmp = malloc((size_t)(n * n + 1) * sizeof(double));
 	double med = NAN;	/* the fabric's median RTT p99 */
 	int nmed = 0;
+	bool rtt_wide = false;	/* one finding for the whole fabric */
 	cJSON *f;
 
 	if (!slow || !done || !slow_host || !tmp)
@@ -243,6 +261,40 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 			}
 		}
 	}
+	/* High latency on most pairs is the fabric's (or the hosts' CPUs'),
+	 * not each pair's: one finding then, not thousands. */
+	if (v->p99) {
+		int nhigh = 0, npairs = 0, wi = 0, wj = 0;
+		double worst = 0, q;
+
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++) {
+				q = pair_p99(v, i, j);
+				npairs += q > 0;
+				if (!rtt_high(q, p, med, nmed))
+					continue;
+				nhigh++;
+				if (q > worst) {
+					worst = q;
+					wi = i;
+					wj = j;
+				}
+			}
+		if (nhigh > 16 && nhigh > npairs / 4) {
+			rtt_wide = true;
+			f = add(out, "high_latency", "warn", v, -1, -1, "the "
+			    "whole fabric: look for a shared congested link, "
+			    "policing, or hosts too busy to answer in time",
+			    "RTT p99 over the limit on %d of %d pairs on the "
+			    "%s network (limit %.0f us, fabric median %.0f us, "
+			    "worst %s <-> %s %.0f us)", nhigh, npairs, v->net,
+			    p->max_p99_us, med, v->names[wi], v->names[wj],
+			    worst);
+			ev_num(f, "pairs", nhigh);
+			ev_num(f, "rtt_p99_us", worst);
+			ev_num(f, "median_p99_us", med);
+		}
+	}
 	/* What is left, per pair. */
 	for (i = 0; i < n; i++) {
 		for (j = i + 1; j < n; j++) {
@@ -291,15 +343,9 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 					errors++;
 				}
 			}
-			if (v->p99) {
-				q = fmax(isfinite(AT(v->p99, i, j)) ?
-				    AT(v->p99, i, j) : 0, isfinite(AT(v->p99,
-				    j, i)) ? AT(v->p99, j, i) : 0);
-				/* Over the profile's limit, or k times the
-				 * fabric's median and clearly above noise. */
-				if (q > p->max_p99_us || (isfinite(med) &&
-				    nmed >= 4 && q > p->latency_k * med &&
-				    q > med + 200)) {
+			if (v->p99 && !rtt_wide) {
+				q = pair_p99(v, i, j);
+				if (rtt_high(q, p, med, nmed)) {
 					f = add(out, "high_latency", "warn", v,
 					    i, j, "look for queueing (a busy or "
 					    "oversubscribed port) on this path",

@@ -205,11 +205,10 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 	if (j->mesh) {
 		int n = j->m->n;
 
-		/* Many hosts: fewer probes each, and about 60,000 probes
-		 * per second in all, so a large mesh stays a light load. */
+		/* Many hosts: fewer probes to each, so that the mesh takes
+		 * seconds (256 hosts at 1000/s: 2.6 s of probing). */
 		snprintf(bufs[1], 32, "%d", n > 64 ? 10 : 20);
-		snprintf(bufs[2], 32, "%d", n > 60 ? 60000 / n < 100 ? 100 :
-		    60000 / n : 1000);
+		snprintf(bufs[2], 32, "%u", o->lat_rate ? o->lat_rate : 1000);
 		argv[k++] = "mesh";
 		argv[k++] = "--net";
 		argv[k++] = (char *)net_name(j->net);
@@ -218,6 +217,11 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 		argv[k++] = bufs[1];
 		argv[k++] = "--rate";
 		argv[k++] = bufs[2];
+		snprintf(bufs[3], 32, "%lld", (long long)j->m->run);
+		argv[k++] = "--db";
+		argv[k++] = (char *)o->db;
+		argv[k++] = "--run";
+		argv[k++] = bufs[3];
 		argv[k] = NULL;
 		return;
 	}
@@ -281,7 +285,7 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 static void job_start(struct mrun *m, struct job *j);
 static void pump(struct mrun *m);
 static bool stored(struct mrun *m, int net, int test, int a, int b);
-static void mesh_store(struct mrun *m, struct job *j, const cJSON *data);
+static void mesh_done(struct mrun *m, struct job *j, const cJSON *data);
 
 /* mtu_learn reads the stored MTU cells once the probes are done: a
  * throughput test across a black hole only stalls, so it is skipped. */
@@ -353,7 +357,7 @@ job_finish(struct job *j)
 	if (j->out)
 		data = cJSON_ParseWithLength(j->out, j->len);
 	if (j->mesh) {
-		mesh_store(m, j, data);
+		mesh_done(m, j, data);
 		cJSON_Delete(data);
 		free(j->out);
 		j->out = NULL;
@@ -392,84 +396,41 @@ job_finish(struct job *j)
 	pump(m);
 }
 
-/* mesh_store splits a mesh job's result into the network's latency
- * cells, stored in one transaction. A host the mesh could not use makes
- * its pairs 'lost' with its reason. */
+/* mesh_done: the mesh child stored its cells itself (the parent never
+ * holds a large mesh's tree); pairs it could not store, because it
+ * failed or was killed, become 'lost' here. */
 static void
-mesh_store(struct mrun *m, struct job *j, const cJSON *data)
+mesh_done(struct mrun *m, struct job *j, const cJSON *data)
 {
-	const cJSON **dir = calloc((size_t)(m->n * m->n), sizeof(*dir));
-	const char **hosterr = calloc((size_t)m->n, sizeof(char *));
-	const cJSON *r, *e;
-	char err[CF_ERRLEN], why[256];
-	double size = 2000;
-	int a, b, stored_n = 0;
+	char err[CF_ERRLEN], why[300];
+	const char *e = NULL;
+	int a, b;
 
-	if (dir == NULL || hosterr == NULL || m->interrupted)
-		goto out;
-	pj_get_double(data, "size", 0, 1e6, &size, err);
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
-		const char *f, *t;
-
-		if (pj_get_str(r, "from", 1, 64, &f, err) == -1 ||
-		    pj_get_str(r, "to", 1, 64, &t, err) == -1)
-			continue;
-		for (a = 0; a < m->n && strcmp(m->h[a]->name, f); a++)
-			;
-		for (b = 0; b < m->n && strcmp(m->h[b]->name, t); b++)
-			;
-		if (a < m->n && b < m->n)
-			dir[a * m->n + b] = r;
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(data, "errors")) {
-		const char *hn, *msg;
-
-		if (pj_get_str(e, "host", 1, 64, &hn, err) == -1 ||
-		    pj_get_str(e, "error", 0, 512, &msg, err) == -1)
-			continue;
-		for (a = 0; a < m->n && strcmp(m->h[a]->name, hn); a++)
-			;
-		if (a < m->n)
-			hosterr[a] = msg;
-	}
+	if (m->interrupted)
+		return;
+	if (data == NULL)
+		snprintf(why, sizeof(why), "the mesh command ended without a "
+		    "result (exit status %d)", WIFEXITED(j->status) ?
+		    WEXITSTATUS(j->status) : -1);
+	else if (pj_opt_str(data, "error", 0, 512, NULL, &e, err) == 0 && e)
+		snprintf(why, sizeof(why), "mesh: %s", e);
+	else
+		return;
+	log_warnx("latency on %s: %s", net_name(j->net), why);
 	store_begin(&m->st);
-	for (a = 0; a < m->n; a++) {
+	for (a = 0; a < m->n; a++)
 		for (b = a + 1; b < m->n; b++) {
-			const cJSON *two[2] = { dir[a * m->n + b],
-			    dir[b * m->n + a] };
-			cJSON *d;
-			const char *state = "ok";
+			cJSON *d = cJSON_CreateObject();
 
-			if (stored(m, j->net, 1, a, b))
-				continue;	/* --resume: kept */
-			why[0] = '\0';
-			d = mesh_pair_cell(two, size, why, sizeof(why));
-			if (d == NULL) {
-				d = cJSON_CreateObject();
-				snprintf(why, sizeof(why), "%s", hosterr[a] ?
-				    hosterr[a] : hosterr[b] ? hosterr[b] :
-				    data == NULL ? "the mesh command failed" :
-				    "not probed");
-				cJSON_AddStringToObject(d, "error", why);
-			}
-			if (why[0])
-				state = "lost";
-			if (store_put_cell(&m->st, m->run, net_name(j->net),
-			    m->h[a]->name, m->h[b]->name, "lat", state, d,
+			cJSON_AddStringToObject(d, "error", why);
+			if (store_add_cell(&m->st, m->run, net_name(j->net),
+			    m->h[a]->name, m->h[b]->name, "lat", "lost", d,
 			    err) == -1)
 				log_warnx("%s", err);
-			else
-				stored_n++;
 			cJSON_Delete(d);
 		}
-	}
 	if (store_commit(&m->st, err) == -1)
 		log_warnx("%s", err);
-	log_debug("mesh on %s: %d pair cells stored", net_name(j->net),
-	    stored_n);
-out:
-	free(dir);
-	free(hosterr);
 }
 
 static void
@@ -482,9 +443,8 @@ job_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	(void)revents;
 	n = read(j->fd, buf, sizeof(buf));
 	if (n > 0) {
-		/* A cell's JSON is bounded: 8 MiB is far above any; a
-		 * mesh holds every pair of a network (256 hosts: ~15 MiB). */
-		if (j->len + (size_t)n > (j->mesh ? 256u : 8u) * 1024 * 1024)
+		/* A cell's JSON is bounded: 8 MiB is far above any. */
+		if (j->len + (size_t)n > 8 * 1024 * 1024)
 			return;
 		if (j->len + (size_t)n + 1 > j->cap) {
 			j->cap = (j->len + (size_t)n + 1) * 2;
@@ -922,22 +882,20 @@ matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 {
 	struct store st;
 	char err[CF_ERRLEN];
-	cJSON *cells, *doc;
+	cJSON *doc;
 	int errors = 0, rc = EXIT_PASS;
 
 	if (store_open(&st, o->db, err) == -1) {
 		fprintf(stderr, "cephfab: %s\n", err);
 		return EXIT_RUNTIME;
 	}
-	cells = store_cells(&st, run);
-	if (cJSON_GetArraySize(cells) == 0) {
+	if (store_count(&st, run) <= 0) {
 		fprintf(stderr, "cephfab: no cells of run %lld in %s\n",
 		    (long long)run, o->db);
-		cJSON_Delete(cells);
 		store_close(&st);
 		return EXIT_USAGE;
 	}
-	doc = mreport_build(inv, o, run, cells, &errors);
+	doc = mreport_build(inv, o, run, &st, &errors);
 	store_finish(&st, run, errors ? "fail" : "pass",
 	    cJSON_GetObjectItem(doc, "findings"), err);
 	if (errors)
@@ -948,15 +906,15 @@ matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 		mreport_terminal(doc, isatty(STDOUT_FILENO));
 	if (o->json) {
 		FILE *f = fopen(o->json, "w");
-		char *s = cJSON_Print(doc);
 
-		if (f == NULL || s == NULL || fputs(s, f) < 0) {
+		if (f == NULL || out_json_write(f, doc) == -1) {
 			fprintf(stderr, "cephfab: %s: cannot write\n", o->json);
 			rc = EXIT_RUNTIME;
 		}
-		if (f)
-			fclose(f);
-		free(s);
+		if (f && fclose(f) != 0 && rc != EXIT_RUNTIME) {
+			fprintf(stderr, "cephfab: %s: cannot write\n", o->json);
+			rc = EXIT_RUNTIME;
+		}
 	}
 	if (o->html && mreport_html(doc, o->html, err) == -1) {
 		fprintf(stderr, "cephfab: %s\n", err);
@@ -971,7 +929,6 @@ matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 		rc = EXIT_RUNTIME;
 	}
 	cJSON_Delete(doc);
-	cJSON_Delete(cells);
 	store_close(&st);
 	return rc;
 }

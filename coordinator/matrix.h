@@ -33,6 +33,7 @@ struct matrix_opts {
 	int concurrency;		/* probe cells at once */
 	int lat_mesh;			/* latency by 'mesh': 1 yes, 0 above
 					   MATRIX_MESH_HOSTS hosts */
+	uint32_t lat_rate;		/* mesh probes/s per agent, 0 = 1000 */
 	const char *db;
 	int64_t resume;
 	const char *html, *json, *junit, *prom;
@@ -48,8 +49,10 @@ int matrix_report(struct inventory *inv, const struct matrix_opts *o,
     int64_t run);
 
 /* mreport.c: build the result tree from stored cells and render it. */
+struct store;
+/* mreport_build reads the run's cells from st one at a time. */
 cJSON *mreport_build(struct inventory *inv, const struct matrix_opts *o,
-    int64_t run, const cJSON *cells, int *errors);
+    int64_t run, struct store *st, int *errors);
 void mreport_terminal(const cJSON *doc, bool color);
 int mreport_html(const cJSON *doc, const char *path, char *err);
 int mreport_junit(const cJSON *doc, const char *path, char *err);

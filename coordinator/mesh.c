@@ -5,6 +5,7 @@
 #include "out.h"
 #include "pj.h"
 #include "sess.h"
+#include "store.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,9 +23,19 @@ struct mhost {
 	enum mstate st;
 	uint16_t port;			/* its responder */
 	char rid[17], nid[17];		/* responder and runner probe ids */
-	cJSON *result;			/* its runner's answer */
 	char error[256];
 };
+
+/* One ordered pair's figures, kept as numbers: a JSON tree per pair
+ * would cost ~1 KB each, 65 MB for 256 hosts. */
+struct mstat {
+	bool have;
+	uint32_t sent, recv;
+	float rtt[6];			/* min p50 p90 p99 max mean, us */
+};
+
+static const char *const rtt_keys[6] = { "min_us", "p50_us", "p90_us",
+    "p99_us", "max_us", "mean_us" };
 
 struct mrun_mesh {
 	struct ev_loop *loop;
@@ -36,6 +47,8 @@ struct mrun_mesh {
 	bool running;			/* runners started */
 	bool finished;			/* every host done or failed */
 	double duration;
+	struct mstat *stats;		/* [from * n + to] */
+	char (*addr)[NETADDR_STRLEN];	/* each host's probed address */
 	char token[2 * 32 + 1];
 	ev_timer deadline;
 	ev_signal sigint_w;
@@ -174,6 +187,47 @@ mesh_ready(struct sess *s)
 	cJSON_Delete(b);
 }
 
+/* mesh_absorb turns runner i's answer into its row of stats. */
+static void
+mesh_absorb(struct mrun_mesh *m, int i, const cJSON *body)
+{
+	const cJSON *t, *rtt;
+	char err[CF_ERRLEN];
+	int j = 0, k, hint = 0;
+
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(body, "targets")) {
+		const char *dst;
+		uint32_t sent, recv;
+		struct mstat *st;
+		double v;
+
+		if (pj_get_str(t, "dst", 2, NETADDR_STRLEN - 1, &dst, err) == -1 ||
+		    pj_get_u32(t, "sent", 0, 1000000, &sent, err) == -1 ||
+		    pj_get_u32(t, "received", 0, 1000000, &recv, err) == -1)
+			continue;
+		/* Targets come back in the order they were given. */
+		for (k = 0; k < m->n; k++) {
+			j = (hint + k) % m->n;
+			if (strcmp(m->addr[j], dst) == 0)
+				break;
+		}
+		if (k == m->n || j == i)
+			continue;
+		hint = j + 1;
+		st = &m->stats[i * m->n + j];
+		st->have = true;
+		st->sent = sent;
+		st->recv = recv > sent ? sent : recv;
+		for (k = 0; k < 6; k++)
+			st->rtt[k] = NAN;
+		rtt = cJSON_GetObjectItem(t, "rtt");
+		for (k = 0; rtt && k < 6; k++)
+			if (pj_get_double(rtt, rtt_keys[k], 0, 1e12, &v,
+			    err) == 0)
+				st->rtt[k] = (float)v;
+	}
+}
+
 static void
 mesh_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 {
@@ -204,7 +258,7 @@ mesh_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 		mesh_step(x->m);
 	} else if (h->type == MSG_PROBE_RUN && x->st == MH_RUN &&
 	    strcmp(id, x->nid) == 0) {
-		x->result = cJSON_Duplicate(body, 1);
+		mesh_absorb(x->m, (int)(x - x->m->hs), body);
 		x->st = MH_DONE;
 		mesh_step(x->m);
 	}
@@ -254,174 +308,236 @@ mesh_sigint_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	mesh_deadline_cb(loop, &m->deadline, 0);
 }
 
-/* mesh_tree: the result, one entry per ordered pair that was probed. */
+/* pair_json: one ordered pair as the JSON output shows it. */
 static cJSON *
-mesh_tree(struct mrun_mesh *m, int *lossy, int *measured)
+pair_json(const struct mrun_mesh *m, int a, int b)
 {
-	cJSON *doc = cJSON_CreateObject(), *hosts, *res, *errs;
-	char err[CF_ERRLEN];
-	int i, j;
+	const struct mstat *st = &m->stats[a * m->n + b];
+	cJSON *o = cJSON_CreateObject(), *r;
+	int k;
 
-	cJSON_AddStringToObject(doc, "network", m->o->net ? "cluster" :
-	    "public");
-	cJSON_AddNumberToObject(doc, "size", m->o->size);
-	cJSON_AddNumberToObject(doc, "count", m->o->count);
-	cJSON_AddNumberToObject(doc, "rate", m->o->rate);
-	hosts = cJSON_AddArrayToObject(doc, "hosts");
-	res = cJSON_AddArrayToObject(doc, "results");
-	errs = cJSON_AddArrayToObject(doc, "errors");
-	*lossy = *measured = 0;
-	for (i = 0; i < m->n; i++) {
-		struct mhost *x = &m->hs[i];
-		const cJSON *t;
-		char a[NETADDR_STRLEN];
-
-		cJSON_AddItemToArray(hosts, cJSON_CreateString(x->h->name));
-		if (x->st == MH_FAIL) {
-			cJSON *e = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(e, "host", x->h->name);
-			cJSON_AddStringToObject(e, "error", x->error);
-			cJSON_AddItemToArray(errs, e);
-			continue;
-		}
-		cJSON_ArrayForEach(t, cJSON_GetObjectItem(x->result,
-		    "targets")) {
-			const char *dst;
-			double sent = 0, recv = 0;
-			cJSON *o;
-
-			if (pj_get_str(t, "dst", 2, NETADDR_STRLEN - 1, &dst,
-			    err) == -1 ||
-			    pj_get_double(t, "sent", 0, 1e9, &sent, err) == -1 ||
-			    pj_get_double(t, "received", 0, 1e9, &recv,
-			    err) == -1)
-				continue;
-			/* Back from the address to the host. */
-			for (j = 0; j < m->n; j++)
-				if (strcmp(netaddr_str(addr_of(m, &m->hs[j]), a,
-				    sizeof(a)), dst) == 0)
-					break;
-			if (j == m->n)
-				continue;
-			o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "from", x->h->name);
-			cJSON_AddStringToObject(o, "to", m->hs[j].h->name);
-			cJSON_AddNumberToObject(o, "sent", sent);
-			cJSON_AddNumberToObject(o, "received", recv);
-			if (cJSON_GetObjectItem(t, "rtt"))
-				cJSON_AddItemToObject(o, "rtt", cJSON_Duplicate(
-				    cJSON_GetObjectItem(t, "rtt"), 1));
-			cJSON_AddItemToArray(res, o);
-			(*measured)++;
-			if (recv < sent)
-				(*lossy)++;
-		}
+	cJSON_AddStringToObject(o, "from", m->hs[a].h->name);
+	cJSON_AddStringToObject(o, "to", m->hs[b].h->name);
+	cJSON_AddNumberToObject(o, "sent", st->sent);
+	cJSON_AddNumberToObject(o, "received", st->recv);
+	if (st->recv > 0) {
+		r = cJSON_AddObjectToObject(o, "rtt");
+		for (k = 0; k < 6; k++)
+			if (isfinite(st->rtt[k]))
+				cJSON_AddNumberToObject(r, rtt_keys[k],
+				    round(st->rtt[k] * 1000) / 1000);
 	}
-	return doc;
+	return o;
 }
 
-static double
-dmed(double *v, int n)
+static cJSON *
+errors_json(const struct mrun_mesh *m)
 {
-	int i, j;
+	cJSON *errs = cJSON_CreateArray();
+	int i;
 
-	/* Insertion sort: the summary's arrays are small enough. */
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
+	for (i = 0; i < m->n; i++) {
+		cJSON *e;
 
-			v[j] = v[j - 1];
-			v[j - 1] = t;
+		if (m->hs[i].st != MH_FAIL)
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "host", m->hs[i].h->name);
+		cJSON_AddStringToObject(e, "error", m->hs[i].error);
+		cJSON_AddItemToArray(errs, e);
+	}
+	return errs;
+}
+
+/* mesh_print_json streams the result, one pair at a time, so that a
+ * large mesh never holds its whole tree:
+ *   {"network", "size", "count", "rate", "hosts": [...],
+ *    "results": [{"from", "to", "sent", "received", "rtt"?}...],
+ *    "errors": [{"host", "error"}]} */
+static int
+mesh_print_json(const struct mrun_mesh *m)
+{
+	cJSON *head = cJSON_CreateObject(), *hosts, *errs;
+	char *s;
+	int a, b, first = 1, rc = 0;
+
+	cJSON_AddStringToObject(head, "network", m->o->net ? "cluster" :
+	    "public");
+	cJSON_AddNumberToObject(head, "size", m->o->size);
+	cJSON_AddNumberToObject(head, "count", m->o->count);
+	cJSON_AddNumberToObject(head, "rate", m->o->rate);
+	hosts = cJSON_AddArrayToObject(head, "hosts");
+	for (a = 0; a < m->n; a++)
+		cJSON_AddItemToArray(hosts, cJSON_CreateString(
+		    m->hs[a].h->name));
+	s = cJSON_PrintUnformatted(head);
+	cJSON_Delete(head);
+	if (s == NULL)
+		return -1;
+	/* The head without its closing brace, then the arrays. */
+	s[strlen(s) - 1] = '\0';
+	printf("%s,\"results\":[", s);
+	free(s);
+	for (a = 0; a < m->n; a++)
+		for (b = 0; b < m->n; b++) {
+			cJSON *o;
+
+			if (!m->stats[a * m->n + b].have)
+				continue;
+			o = pair_json(m, a, b);
+			s = cJSON_PrintUnformatted(o);
+			cJSON_Delete(o);
+			if (s == NULL) {
+				rc = -1;
+				continue;
+			}
+			printf("%s\n%s", first ? "" : ",", s);
+			first = 0;
+			free(s);
 		}
-	return n ? v[n / 2] : NAN;
+	errs = errors_json(m);
+	s = cJSON_PrintUnformatted(errs);
+	cJSON_Delete(errs);
+	printf("],\"errors\":%s}\n", s ? s : "[]");
+	free(s);
+	return fflush(stdout) == 0 ? rc : -1;
+}
+
+static int
+fcmp(const void *x, const void *y)
+{
+	float a = *(const float *)x, b = *(const float *)y;
+
+	return a < b ? -1 : a > b;
 }
 
 static void
-mesh_print(const cJSON *doc)
+mesh_print(const struct mrun_mesh *m)
 {
-	const cJSON *r, *e;
-	char err[CF_ERRLEN];
-	int n = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "results")), k = 0;
-	double *p50 = calloc((size_t)n + 1, sizeof(double));
-	double worst = 0;
-	const char *wf = "", *wt = "";
+	float *p50 = malloc(sizeof(float) * (size_t)(m->n * m->n) + 1);
+	float worst = 0;
+	int a, b, k = 0, wa = 0, wb = 0;
 
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "results")) {
-		const cJSON *rtt = cJSON_GetObjectItem(r, "rtt");
-		double v;
+	for (a = 0; p50 && a < m->n; a++)
+		for (b = 0; b < m->n; b++) {
+			const struct mstat *st = &m->stats[a * m->n + b];
 
-		if (rtt == NULL || p50 == NULL ||
-		    pj_get_double(rtt, "p50_us", 0, 1e12, &v, err) == -1)
-			continue;
-		p50[k++] = v;
-		if (pj_get_double(rtt, "p99_us", 0, 1e12, &v, err) == 0 &&
-		    v > worst) {
-			worst = v;
-			pj_get_str(r, "from", 0, 64, &wf, err);
-			pj_get_str(r, "to", 0, 64, &wt, err);
+			if (!st->have || st->recv == 0)
+				continue;
+			p50[k++] = st->rtt[1];
+			if (st->rtt[3] > worst) {
+				worst = st->rtt[3];
+				wa = a;
+				wb = b;
+			}
 		}
-	}
+	if (p50 && k)
+		qsort(p50, (size_t)k, sizeof(*p50), fcmp);
 	printf("%d ordered pairs measured; median RTT p50 %.1f us; worst p99 "
-	    "%.1f us (%s -> %s)\n", k, dmed(p50, k), worst, wf, wt);
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "errors")) {
-		const char *h = "?", *m = "?";
-
-		pj_get_str(e, "host", 0, 64, &h, err);
-		pj_get_str(e, "error", 0, 512, &m, err);
-		printf("  %s: %s\n", h, m);
-	}
+	    "%.1f us (%s -> %s)\n", k, k ? p50[k / 2] : NAN, worst,
+	    m->hs[wa].h->name, m->hs[wb].h->name);
+	for (a = 0; a < m->n; a++)
+		if (m->hs[a].st == MH_FAIL)
+			printf("  %s: %s\n", m->hs[a].h->name,
+			    m->hs[a].error);
 	free(p50);
 }
 
-/* mesh_pair_cell: one pair's cell from a mesh result, in the latency
- * command's shape (results[] per direction, sizes[] with the RTT), so the
- * report reads both alike. NULL when neither direction was probed. */
-cJSON *
-mesh_pair_cell(const cJSON *byidx[2], double size, char *why, size_t wl)
+/* pair_cell: the matrix's latency cell of hosts a and b, in the
+ * 'latency' command's shape (results[] per direction, sizes[] with the
+ * RTT) so that the report reads both alike; "error" when nothing came
+ * back either way or the pair was not probed. */
+static cJSON *
+pair_cell(const struct mrun_mesh *m, int a, int b, bool *lost)
 {
 	cJSON *d = cJSON_CreateObject(), *arr;
-	char err[CF_ERRLEN];
-	double recv, total = 0;
-	int k;
+	uint32_t recv = 0;
+	int k, probed = 0;
 
 	cJSON_AddBoolToObject(d, "mesh", true);
 	arr = cJSON_AddArrayToObject(d, "results");
 	for (k = 0; k < 2; k++) {
-		cJSON *r, *sz, *s1;
+		int x = k ? b : a, y = k ? a : b;
+		const struct mstat *st = &m->stats[x * m->n + y];
+		cJSON *r, *sz, *s1, *p;
 
-		if (byidx[k] == NULL)
+		if (!st->have)
 			continue;
+		probed++;
+		recv += st->recv;
+		p = pair_json(m, x, y);
 		r = cJSON_CreateObject();
-		cJSON_AddItemToObject(r, "from", cJSON_Duplicate(
-		    cJSON_GetObjectItem(byidx[k], "from"), 1));
-		cJSON_AddItemToObject(r, "to", cJSON_Duplicate(
-		    cJSON_GetObjectItem(byidx[k], "to"), 1));
+		cJSON_AddItemToObject(r, "from", cJSON_DetachItemFromObject(p,
+		    "from"));
+		cJSON_AddItemToObject(r, "to", cJSON_DetachItemFromObject(p,
+		    "to"));
 		sz = cJSON_AddArrayToObject(r, "sizes");
 		s1 = cJSON_CreateObject();
-		cJSON_AddNumberToObject(s1, "size", size);
-		cJSON_AddItemToObject(s1, "sent", cJSON_Duplicate(
-		    cJSON_GetObjectItem(byidx[k], "sent"), 1));
-		cJSON_AddItemToObject(s1, "received", cJSON_Duplicate(
-		    cJSON_GetObjectItem(byidx[k], "received"), 1));
-		if (cJSON_GetObjectItem(byidx[k], "rtt"))
-			cJSON_AddItemToObject(s1, "rtt", cJSON_Duplicate(
-			    cJSON_GetObjectItem(byidx[k], "rtt"), 1));
+		cJSON_AddNumberToObject(s1, "size", m->o->size);
+		cJSON_AddItemToObject(s1, "sent", cJSON_DetachItemFromObject(p,
+		    "sent"));
+		cJSON_AddItemToObject(s1, "received",
+		    cJSON_DetachItemFromObject(p, "received"));
+		if (cJSON_GetObjectItem(p, "rtt"))
+			cJSON_AddItemToObject(s1, "rtt",
+			    cJSON_DetachItemFromObject(p, "rtt"));
+		cJSON_Delete(p);
 		cJSON_AddItemToArray(sz, s1);
 		cJSON_AddItemToArray(arr, r);
-		if (pj_get_double(byidx[k], "received", 0, 1e9, &recv,
-		    err) == 0)
-			total += recv;
 	}
-	if (cJSON_GetArraySize(arr) == 0) {
-		cJSON_Delete(d);
-		return NULL;
-	}
-	if (total == 0) {
-		snprintf(why, wl, "no reply to any probe either way");
+	*lost = probed == 0 || recv == 0;
+	if (probed == 0) {
+		const char *why = m->hs[a].st == MH_FAIL ? m->hs[a].error :
+		    m->hs[b].st == MH_FAIL ? m->hs[b].error : "not probed";
+
 		cJSON_AddStringToObject(d, "error", why);
+	} else if (recv == 0) {
+		cJSON_AddStringToObject(d, "error", "no reply to any probe "
+		    "either way");
 	}
 	return d;
+}
+
+/* mesh_store writes every pair's latency cell into the matrix's run, in
+ * one transaction; a cell stored before (a resumed run) is kept. */
+static int
+mesh_store(const struct mrun_mesh *m, int *nstored, char *err)
+{
+	struct store st;
+	int a, b;
+
+	*nstored = 0;
+	if (store_open(&st, m->o->db, err) == -1)
+		return -1;
+	if (store_begin(&st) == -1) {
+		snprintf(err, CF_ERRLEN, "%s: cannot begin a transaction",
+		    m->o->db);
+		store_close(&st);
+		return -1;
+	}
+	for (a = 0; a < m->n; a++)
+		for (b = a + 1; b < m->n; b++) {
+			bool lost;
+			cJSON *d = pair_cell(m, a, b, &lost);
+			int r = store_add_cell(&st, m->o->run, m->o->net ?
+			    "cluster" : "public", m->hs[a].h->name,
+			    m->hs[b].h->name, "lat", lost ? "lost" : "ok", d,
+			    err);
+
+			cJSON_Delete(d);
+			if (r == -1) {
+				store_rollback(&st);
+				store_close(&st);
+				return -1;
+			}
+			*nstored += r;
+		}
+	if (store_commit(&st, err) == -1) {
+		store_close(&st);
+		return -1;
+	}
+	store_close(&st);
+	return 0;
 }
 
 int
@@ -431,8 +547,7 @@ mesh_run(struct inventory *inv, const struct auth_key *key,
 	struct mrun_mesh m;
 	struct inv_host *h;
 	char err[CF_ERRLEN];
-	cJSON *doc;
-	int i = 0, lossy, measured, rc;
+	int i = 0, a, b, lossy = 0, measured = 0, failed = 0, rc, nstored;
 
 	memset(&m, 0, sizeof(m));
 	m.o = o;
@@ -456,6 +571,17 @@ mesh_run(struct inventory *inv, const struct auth_key *key,
 		free(m.hs);
 		return EXIT_USAGE;
 	}
+	m.stats = calloc((size_t)(m.n * m.n), sizeof(*m.stats));
+	m.addr = calloc((size_t)m.n, sizeof(*m.addr));
+	if (m.stats == NULL || m.addr == NULL) {
+		free(m.stats);
+		free(m.addr);
+		free(m.hs);
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < m.n; i++)
+		netaddr_str(addr_of(&m, &m.hs[i]), m.addr[i],
+		    sizeof(m.addr[i]));
 	hexid(m.token, 64);
 	/* Each runner sends count probes to n - 1 targets at its rate. */
 	m.duration = ceil((double)o->count * (m.n - 1) / o->rate) + 2;
@@ -482,24 +608,46 @@ mesh_run(struct inventory *inv, const struct auth_key *key,
 	if (!m.finished)
 		ev_run(m.loop, 0);
 	out_progress_done();
-	doc = mesh_tree(&m, &lossy, &measured);
-	if (o->json)
-		out_json(doc);
-	else
-		mesh_print(doc);
-	rc = measured == 0 ? EXIT_RUNTIME : (lossy ||
-	    cJSON_GetArraySize(cJSON_GetObjectItem(doc, "errors"))) ?
-	    EXIT_PROBLEMS : EXIT_PASS;
-	cJSON_Delete(doc);
-	for (i = 0; i < m.n; i++) {
+	for (a = 0; a < m.n; a++) {
+		failed += m.hs[a].st == MH_FAIL;
+		for (b = 0; b < m.n; b++) {
+			measured += m.stats[a * m.n + b].have;
+			lossy += m.stats[a * m.n + b].have &&
+			    m.stats[a * m.n + b].recv < m.stats[a * m.n + b].sent;
+		}
+	}
+	rc = measured == 0 ? EXIT_RUNTIME : lossy || failed ? EXIT_PROBLEMS :
+	    EXIT_PASS;
+	if (o->db) {
+		/* For the matrix: cells into its run, a summary out. */
+		cJSON *sum = cJSON_CreateObject();
+
+		if (mesh_store(&m, &nstored, err) == -1) {
+			fprintf(stderr, "cephfab: mesh: %s\n", err);
+			cJSON_AddStringToObject(sum, "error", err);
+			rc = EXIT_RUNTIME;
+		}
+		cJSON_AddNumberToObject(sum, "hosts", m.n);
+		cJSON_AddNumberToObject(sum, "pairs_measured", measured);
+		cJSON_AddNumberToObject(sum, "cells_stored", nstored);
+		cJSON_AddItemToObject(sum, "errors", errors_json(&m));
+		out_json(sum);
+		cJSON_Delete(sum);
+	} else if (o->json) {
+		if (mesh_print_json(&m) == -1)
+			rc = EXIT_RUNTIME;
+	} else {
+		mesh_print(&m);
+	}
+	for (i = 0; i < m.n; i++)
 		if (m.hs[i].s)
 			sess_free(m.hs[i].s);
-		cJSON_Delete(m.hs[i].result);
-	}
 	ev_timer_stop(m.loop, &m.deadline);
 	ev_signal_stop(m.loop, &m.sigint_w);
 	conn_ctx_fini(&m.ctx);
 	ev_loop_destroy(m.loop);
+	free(m.stats);
+	free(m.addr);
 	free(m.hs);
 	return rc;
 }

@@ -9,12 +9,10 @@
 #define CF_MESH_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include "auth.h"
 #include "inventory.h"
-#include "pj.h"
 
 struct mesh_opts {
 	int net;		/* 0 public, 1 cluster */
@@ -23,6 +21,10 @@ struct mesh_opts {
 	uint32_t size;		/* UDP payload bytes */
 	bool json;
 	double timeout;
+	/* The matrix: store the pairs' latency cells into run of db (a
+	 * cell already there is kept) and print only a summary. */
+	const char *db;
+	int64_t run;
 };
 
 /* mesh_run measures and prints (JSON or a summary); returns EXIT_*: 0
@@ -30,13 +32,5 @@ struct mesh_opts {
  * measured, 3 nothing could be measured. */
 int mesh_run(struct inventory *inv, const struct auth_key *key,
     const struct mesh_opts *o);
-
-/* mesh_pair_cell: the matrix's latency cell of one pair from a mesh's
- * results[] entries for a->b and b->a (either may be NULL), in the
- * 'latency' command's shape so reports read both alike. NULL when neither
- * was probed; with an "error" (and why filled) when no probe came back.
- * Caller frees. */
-cJSON *mesh_pair_cell(const cJSON *byidx[2], double size, char *why,
-    size_t wl);
 
 #endif

@@ -6,6 +6,7 @@
 #include "matrix.h"
 #include "mload.h"
 #include "pj.h"
+#include "store.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,8 +17,17 @@
 struct cellv {
 	double gbps, rpg, p50, p99, mconf, mpath;
 	int lost, pbad, egress, skipped;
-	char why[256], ports[256], egress_what[256];
+	/* Owned strings, NULL when unset: a 256-host grid of fixed
+	 * buffers would be 50 MB per network. */
+	char *why, *ports, *egress_what;
 };
+
+static void
+setstr(char **p, const char *v)
+{
+	free(*p);
+	*p = strdup(v);
+}
 
 static int
 host_index(struct inv_host **h, int n, const char *name)
@@ -37,9 +47,9 @@ lost_cell(struct cellv *c, const cJSON *data)
 	const char *e;
 
 	c->lost = 1;
-	if (c->why[0] == '\0' && pj_opt_str(data, "error", 0, 512, "lost", &e,
+	if (c->why == NULL && pj_opt_str(data, "error", 0, 512, "lost", &e,
 	    err) == 0)
-		snprintf(c->why, sizeof(c->why), "%s", e);
+		setstr(&c->why, e);
 }
 
 static void
@@ -73,8 +83,7 @@ egress_from(struct cellv *cv, struct inv_host **h, int n, int net_cells_n,
 			b = host_index(h, n, to);
 			if (a >= 0 && b >= 0) {
 				grid[a * n + b].egress = 1;
-				snprintf(grid[a * n + b].egress_what, 256, "%s",
-				    d);
+				setstr(&grid[a * n + b].egress_what, d);
 			}
 		}
 	}
@@ -170,6 +179,7 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 		const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(data,
 		    "results"), 0), *p;
 		struct cellv *cv = &g[a * n + b];
+		char pb[256];
 		size_t off = 0;
 
 		cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "ports")) {
@@ -180,78 +190,87 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 			    strcmp(state, "open") == 0)
 				continue;
 			cv->pbad++;
-			if (off < sizeof(cv->ports) - 24)
-				off += (size_t)snprintf(cv->ports + off,
-				    sizeof(cv->ports) - off, "%s%.0f %s",
+			if (off < sizeof(pb) - 24)
+				off += (size_t)snprintf(pb + off,
+				    sizeof(pb) - off, "%s%.0f %s",
 				    off ? ", " : "", v, state);
 		}
+		if (off)
+			setstr(&cv->ports, pb);
 		egress_from(NULL, h, n, 0, data, g);
 	}
 }
 
 /* load_sections adds the network's all-to-all and fanout loads, if any
  * ran, as "load": {"all-to-all": {...}, "fanout": {...}}. */
+struct load_acc {
+	struct inv_host **h;
+	int n;
+	double *gbps;		/* [n * n] Gbit/s, then [n * n] retransmits/GB */
+	int *lost;
+	int any;
+	double secs;
+};
+
+static void
+load_cb(const cJSON *c, void *arg)
+{
+	struct load_acc *L = arg;
+	char err[CF_ERRLEN];
+	const char *s, *d, *st;
+	const cJSON *data, *x;
+	int a, b, n = L->n;
+	double y;
+
+	if (pj_get_str(c, "src", 0, 64, &s, err) == -1 ||
+	    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+	    pj_get_str(c, "state", 0, 16, &st, err) == -1 ||
+	    pj_get_obj(c, "data", &data, err) == -1 ||
+	    (a = host_index(L->h, n, s)) < 0 ||
+	    (b = host_index(L->h, n, d)) < 0 ||
+	    strcmp(st, "skipped") == 0)
+		return;
+	L->any = 1;
+	if (strcmp(st, "lost") == 0) {
+		L->lost[a * n + b] = 1;
+		return;
+	}
+	if (pj_get_obj(data, "end", &x, err) == 0 &&
+	    pj_get_obj(x, "sum", &x, err) == 0) {
+		if (pj_get_double(x, "bits_per_second", 0, 1e15, &y, err) == 0)
+			L->gbps[a * n + b] = y / 1e9;
+		if (pj_get_double(x, "retransmits_per_gb", 0, 1e15, &y,
+		    err) == 0)
+			L->gbps[n * n + a * n + b] = y;
+	}
+	if (!isfinite(L->gbps[a * n + b]))
+		L->lost[a * n + b] = 1;
+	if (L->secs == 0 && pj_get_obj(data, "start", &x, err) == 0 &&
+	    pj_get_obj(x, "options", &x, err) == 0)
+		pj_get_double(x, "duration", 0, 1e6, &L->secs, err);
+}
+
 static void
 load_sections(cJSON *nj, struct inv_host **h, int n, const char **names,
-    const int *rack, const cJSON *cells, const char *nn,
+    const int *rack, struct store *st, int64_t run, const char *nn,
     const struct profile *prof, cJSON *fs, int *errors)
 {
 	double *gbps = malloc(sizeof(double) * (size_t)(n * n) * 2);
 	int *lost = calloc((size_t)(n * n), sizeof(int));
-	char err[CF_ERRLEN];
 	cJSON *load = NULL;
 	int mode, k;
 
 	for (mode = ML_A2A; gbps && lost && mode <= ML_FANOUT; mode++) {
+		struct load_acc L = { h, n, gbps, lost, 0, 0 };
 		struct mload_view v;
-		const cJSON *c, *data, *x;
 		cJSON *sec;
-		int any = 0, e = 0;
-		double secs = 0;
+		int e = 0;
 
 		for (k = 0; k < 2 * n * n; k++)
 			gbps[k] = NAN;
 		memset(lost, 0, sizeof(int) * (size_t)(n * n));
-		cJSON_ArrayForEach(c, cells) {
-			const char *t, *cn, *s, *d, *st;
-			int a, b;
-			double y;
-
-			if (pj_get_str(c, "test", 0, 16, &t, err) == -1 ||
-			    strcmp(t, mload_test(mode)) != 0 ||
-			    pj_get_str(c, "network", 0, 16, &cn, err) == -1 ||
-			    strcmp(cn, nn) != 0 ||
-			    pj_get_str(c, "src", 0, 64, &s, err) == -1 ||
-			    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
-			    pj_get_str(c, "state", 0, 16, &st, err) == -1 ||
-			    pj_get_obj(c, "data", &data, err) == -1 ||
-			    (a = host_index(h, n, s)) < 0 ||
-			    (b = host_index(h, n, d)) < 0 ||
-			    strcmp(st, "skipped") == 0)
-				continue;
-			any = 1;
-			if (strcmp(st, "lost") == 0) {
-				lost[a * n + b] = 1;
-				continue;
-			}
-			if (pj_get_obj(data, "end", &x, err) == 0 &&
-			    pj_get_obj(x, "sum", &x, err) == 0) {
-				if (pj_get_double(x, "bits_per_second", 0, 1e15,
-				    &y, err) == 0)
-					gbps[a * n + b] = y / 1e9;
-				if (pj_get_double(x, "retransmits_per_gb", 0,
-				    1e15, &y, err) == 0)
-					gbps[n * n + a * n + b] = y;
-			}
-			if (!isfinite(gbps[a * n + b]))
-				lost[a * n + b] = 1;
-			if (secs == 0 && pj_get_obj(data, "start", &x,
-			    err) == 0 && pj_get_obj(x, "options", &x,
-			    err) == 0)
-				pj_get_double(x, "duration", 0, 1e6, &secs,
-				    err);
-		}
-		if (!any)
+		store_each(st, run, nn, mload_test(mode), load_cb, &L);
+		if (!L.any)
 			continue;
 		memset(&v, 0, sizeof(v));
 		v.mode = mode;
@@ -262,7 +281,7 @@ load_sections(cJSON *nj, struct inv_host **h, int n, const char **names,
 		v.gbps = gbps;
 		v.rpg = gbps + n * n;
 		v.lost = lost;
-		v.seconds = secs;
+		v.seconds = L.secs;
 		sec = mload_compute(&v, prof, fs, &e);
 		*errors += e;
 		if (sec == NULL)
@@ -281,14 +300,41 @@ num_or_null(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+struct fold_acc {
+	struct cellv *g;
+	struct inv_host **h;
+	int n, any;
+};
+
+static void
+fold_cb(const cJSON *c, void *arg)
+{
+	struct fold_acc *F = arg;
+
+	fold(F->g, F->h, F->n, c);
+	F->any = 1;
+}
+
+static void
+grid_free(struct cellv *g, int n)
+{
+	int k;
+
+	for (k = 0; g && k < n * n; k++) {
+		free(g[k].why);
+		free(g[k].ports);
+		free(g[k].egress_what);
+	}
+	free(g);
+}
+
 cJSON *
 mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
-    const cJSON *cells, int *errors)
+    struct store *st, int *errors)
 {
 	cJSON *doc = cJSON_CreateObject(), *hosts, *nets, *fs;
 	struct inv_host **h, *x;
 	int n = inv->nhosts, i, j, net, k;
-	char err[CF_ERRLEN];
 
 	h = calloc((size_t)n, sizeof(*h));
 	i = 0;
@@ -318,26 +364,18 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		const char **strs = calloc((size_t)(n * n) * 3, sizeof(char *));
 		const char **names = calloc((size_t)n, sizeof(char *));
 		int *rack = calloc((size_t)n, sizeof(int));
-		const cJSON *c;
+		struct fold_acc F = { g, h, n, 0 };
 		cJSON *nj, *carr;
 		struct mview v;
-		int any = 0;
 
 		for (k = 0; k < n * n; k++) {
 			g[k].gbps = g[k].rpg = g[k].p50 = g[k].p99 = NAN;
 			g[k].mconf = g[k].mpath = NAN;
 		}
-		cJSON_ArrayForEach(c, cells) {
-			const char *cn;
-
-			if (pj_get_str(c, "network", 0, 16, &cn, err) == 0 &&
-			    strcmp(cn, nn) == 0) {
-				fold(g, h, n, c);
-				any = 1;
-			}
-		}
-		if (!any) {
-			free(g); free(bw); free(ints); free(strs); free(names);
+		store_each(st, run, nn, NULL, fold_cb, &F);
+		if (!F.any) {
+			grid_free(g, n);
+			free(bw); free(ints); free(strs); free(names);
 			free(rack);
 			continue;
 		}
@@ -359,10 +397,9 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 			ints[k] = g[k].lost;
 			ints[n * n + k] = g[k].pbad;
 			ints[2 * n * n + k] = g[k].egress;
-			strs[k] = g[k].why[0] ? g[k].why : NULL;
-			strs[n * n + k] = g[k].ports[0] ? g[k].ports : NULL;
-			strs[2 * n * n + k] = g[k].egress_what[0] ?
-			    g[k].egress_what : NULL;
+			strs[k] = g[k].why;
+			strs[n * n + k] = g[k].ports;
+			strs[2 * n * n + k] = g[k].egress_what;
 		}
 		for (i = 0; i < n; i++) {
 			for (j = 0; j < n; j++) {
@@ -387,13 +424,13 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 				cJSON_AddItemToObject(cj, "configured_mtu",
 				    num_or_null(cv->mconf));
 				cJSON_AddStringToObject(cj, "ports",
-				    cv->pbad ? cv->ports : "open");
+				    cv->pbad && cv->ports ? cv->ports : "open");
 				cJSON_AddStringToObject(cj, "state", cv->lost ?
 				    "lost" : cv->skipped && !isfinite(cv->gbps) ?
 				    "skipped" : "ok");
 				if (cv->lost)
 					cJSON_AddStringToObject(cj, "reason",
-					    cv->why);
+					    cv->why ? cv->why : "lost");
 				cJSON_AddItemToArray(carr, cj);
 			}
 		}
@@ -414,9 +451,10 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		v.wrong_egress = ints + 2 * n * n;
 		v.egress_what = strs + 2 * n * n;
 		*errors += findings_compute(&v, &o->prof, fs);
-		load_sections(nj, h, n, names, rack, cells, nn, &o->prof, fs,
+		load_sections(nj, h, n, names, rack, st, run, nn, &o->prof, fs,
 		    errors);
-		free(g); free(bw); free(ints); free(strs); free(names);
+		grid_free(g, n);
+		free(bw); free(ints); free(strs); free(names);
 		free(rack);
 	}
 	cJSON_AddStringToObject(doc, "verdict", *errors ? "fail" : "pass");
@@ -447,12 +485,32 @@ dstr(const cJSON *doc, const char *k)
 	return pj_get_str(doc, k, 0, 4096, &s, err) == 0 ? s : "?";
 }
 
-/* cell_at: the cell src i -> dst j of a network's cells[], which
- * mreport_build lays out row by row without the diagonal. */
+/* cell_at: the cell src i -> dst j from an index of a network's cells[],
+ * which mreport_build lays out row by row without the diagonal. (cJSON
+ * arrays are lists: indexing one for every cell is quadratic.) */
 static const cJSON *
-cell_at(const cJSON *cells, int n, int i, int j)
+cell_at(const cJSON *const *idx, int n, int i, int j)
 {
-	return cJSON_GetArrayItem(cells, i * (n - 1) + (j < i ? j : j - 1));
+	return idx[i * (n - 1) + (j < i ? j : j - 1)];
+}
+
+/* cell_index: cells[] as an array (caller frees), NULL entries where
+ * cells[] is short. */
+static const cJSON **
+cell_index(const cJSON *cells, int n)
+{
+	const cJSON **idx = calloc((size_t)(n * (n - 1) + 1), sizeof(*idx));
+	const cJSON *c;
+	int k = 0;
+
+	if (idx == NULL)
+		return NULL;
+	cJSON_ArrayForEach(c, cells) {
+		if (k >= n * (n - 1))
+			break;
+		idx[k++] = c;
+	}
+	return idx;
 }
 
 static double
@@ -477,7 +535,7 @@ dsort(const void *a, const void *b)
 /* host_summary: above 32 hosts a grid does not fit a terminal; one line
  * per host instead (its sends and receives: median and worst). */
 static void
-host_summary(const cJSON *hosts, const cJSON *cells, int n, bool bw,
+host_summary(const cJSON *hosts, const cJSON *const *cells, int n, bool bw,
     double floor, bool color)
 {
 	double *v = malloc(sizeof(double) * (size_t)n);
@@ -535,7 +593,11 @@ mreport_terminal(const cJSON *doc, bool color)
 
 	cJSON_ArrayForEach(net, nets) {
 		const cJSON *cells = cJSON_GetObjectItem(net, "cells"), *ld;
+		const cJSON **idx = cell_index(cells, n);
 		bool bw = false, rtt = false;
+
+		if (idx == NULL)
+			continue;
 
 		/* Gbit/s when there are any; else the RTT (a lat-only run). */
 		cJSON_ArrayForEach(c, cells) {
@@ -547,7 +609,7 @@ mreport_terminal(const cJSON *doc, bool color)
 			    bw ? "Gbit/s" : "RTT p99 in microseconds",
 			    bw ? "sends to" : "probes");
 		if ((bw || rtt) && n > 32) {
-			host_summary(hosts, cells, n, bw, floor, color);
+			host_summary(hosts, idx, n, bw, floor, color);
 		} else if (bw || rtt) {
 			printf("%8s", "");
 			for (j = 0; j < n; j++)
@@ -563,7 +625,7 @@ mreport_terminal(const cJSON *doc, bool color)
 						printf(" %7s", "-");
 						continue;
 					}
-					c = cell_at(cells, n, i, j);
+					c = cell_at(idx, n, i, j);
 					g = cnum(c, bw ? "gbps" : "rtt_p99_us");
 					pj_get_str(c, "state", 0, 16, &st, err);
 					if (strcmp(st, "lost") == 0)
@@ -600,6 +662,7 @@ mreport_terminal(const cJSON *doc, bool color)
 		}
 		cJSON_ArrayForEach(ld, cJSON_GetObjectItem(net, "load"))
 			mload_terminal(ld, net->string, color);
+		free(idx);
 	}
 	f = cJSON_GetObjectItem(doc, "findings");
 	if (cJSON_GetArraySize(f) == 0)

@@ -2,6 +2,7 @@
 #include "out.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -36,18 +37,85 @@ out_progress_done(void)
 	}
 }
 
+static void
+json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* json_write: containers are written as they are walked, leaves through
+ * cJSON, so a large tree never becomes one large string. */
+static int
+json_write(FILE *f, const cJSON *it, int depth)
+{
+	const cJSON *c;
+	bool obj = cJSON_IsObject(it);
+	int i;
+
+	if (!obj && !cJSON_IsArray(it)) {
+		char *s = cJSON_PrintUnformatted(it);
+
+		if (s == NULL)
+			return -1;
+		fputs(s, f);
+		free(s);
+		return 0;
+	}
+	if (it->child == NULL) {
+		fputs(obj ? "{}" : "[]", f);
+		return 0;
+	}
+	fputc(obj ? '{' : '[', f);
+	for (c = it->child; c; c = c->next) {
+		fputc('\n', f);
+		for (i = 0; i <= depth; i++)
+			fputc('\t', f);
+		if (obj) {
+			json_str(f, c->string ? c->string : "");
+			fputs(": ", f);
+		}
+		if (json_write(f, c, depth + 1) == -1)
+			return -1;
+		if (c->next)
+			fputc(',', f);
+	}
+	fputc('\n', f);
+	for (i = 0; i < depth; i++)
+		fputc('\t', f);
+	fputc(obj ? '}' : ']', f);
+	return 0;
+}
+
+int
+out_json_write(FILE *f, const cJSON *doc)
+{
+	if (json_write(f, doc, 0) == -1)
+		return -1;
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}
+
 int
 out_json(const cJSON *doc)
 {
-	char *s = cJSON_Print(doc);
+	int rc = out_json_write(stdout, doc);
 
-	if (s == NULL)
-		return -1;
-	fputs(s, stdout);
-	fputc('\n', stdout);
-	fflush(stdout);
-	free(s);
-	return 0;
+	return fflush(stdout) == 0 ? rc : -1;
 }
 
 const char *

@@ -119,17 +119,18 @@ store_run_options(struct store *s, int64_t run, char *inventory,
 	return o;
 }
 
-int
-store_put_cell(struct store *s, int64_t run, const char *net,
+static int
+cell_insert(struct store *s, const char *verb, int64_t run, const char *net,
     const char *src, const char *dst, const char *test, const char *state,
     const cJSON *data, char *err)
 {
 	sqlite3_stmt *st;
-	char *d = cJSON_PrintUnformatted(data);
+	char *d = cJSON_PrintUnformatted(data), sql[96];
 	int rc = -1;
 
-	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO cells VALUES "
-	    "(?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) == SQLITE_OK) {
+	snprintf(sql, sizeof(sql), "%s INTO cells VALUES (?, ?, ?, ?, ?, ?, "
+	    "?)", verb);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, run);
 		sqlite3_bind_text(st, 2, net, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(st, 3, src, -1, SQLITE_TRANSIENT);
@@ -138,7 +139,7 @@ store_put_cell(struct store *s, int64_t run, const char *net,
 		sqlite3_bind_text(st, 6, state, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(st, 7, d ? d : "{}", -1, SQLITE_TRANSIENT);
 		if (sqlite3_step(st) == SQLITE_DONE)
-			rc = 0;
+			rc = sqlite3_changes(s->db) > 0;
 		sqlite3_finalize(st);
 	}
 	if (rc == -1)
@@ -146,6 +147,86 @@ store_put_cell(struct store *s, int64_t run, const char *net,
 		    sqlite3_errmsg(s->db));
 	free(d);
 	return rc;
+}
+
+int
+store_put_cell(struct store *s, int64_t run, const char *net,
+    const char *src, const char *dst, const char *test, const char *state,
+    const cJSON *data, char *err)
+{
+	return cell_insert(s, "INSERT OR REPLACE", run, net, src, dst, test,
+	    state, data, err) == -1 ? -1 : 0;
+}
+
+int
+store_add_cell(struct store *s, int64_t run, const char *net,
+    const char *src, const char *dst, const char *test, const char *state,
+    const cJSON *data, char *err)
+{
+	return cell_insert(s, "INSERT OR IGNORE", run, net, src, dst, test,
+	    state, data, err);
+}
+
+void
+store_rollback(struct store *s)
+{
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
+store_count(struct store *s, int64_t run)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM cells WHERE run = "
+	    "?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+int
+store_each(struct store *s, int64_t run, const char *net, const char *test,
+    void (*cb)(const cJSON *cell, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT network, src, dst, test, state, "
+	    "data FROM cells WHERE run = ?1 AND (?2 IS NULL OR network = ?2) "
+	    "AND (?3 IS NULL OR test = ?3) ORDER BY rowid", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run);
+	if (net)
+		sqlite3_bind_text(st, 2, net, -1, SQLITE_STATIC);
+	if (test)
+		sqlite3_bind_text(st, 3, test, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *c = cJSON_CreateObject();
+		const char *d = (const char *)sqlite3_column_text(st, 5);
+		static const char *k[] = { "network", "src", "dst", "test",
+		    "state" };
+		int i;
+
+		for (i = 0; i < 5; i++) {
+			const char *v = (const char *)sqlite3_column_text(st,
+			    i);
+
+			cJSON_AddStringToObject(c, k[i], v ? v : "");
+		}
+		cJSON_AddItemToObject(c, "data", d ? cJSON_Parse(d) :
+		    cJSON_CreateObject());
+		cb(c, arg);
+		cJSON_Delete(c);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n;
 }
 
 cJSON *

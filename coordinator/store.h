@@ -28,6 +28,12 @@ void store_close(struct store *s);
  * pairs all complete at once); commit failing rolls the batch back. */
 int store_begin(struct store *s);
 int store_commit(struct store *s, char *err);
+void store_rollback(struct store *s);
+/* store_add_cell stores a cell unless one is there already: 1 stored, 0
+ * kept the old one, -1 error. */
+int store_add_cell(struct store *s, int64_t run, const char *net,
+    const char *src, const char *dst, const char *test, const char *state,
+    const cJSON *data, char *err);
 /* store_new_run returns a new run id (> 0), or -1. */
 int64_t store_new_run(struct store *s, const char *inventory,
     const cJSON *options, char *err);
@@ -41,6 +47,13 @@ int store_put_cell(struct store *s, int64_t run, const char *net,
 /* store_cells returns every cell of a run as an array of
  * {network, src, dst, test, state, data} (caller frees). */
 cJSON *store_cells(struct store *s, int64_t run);
+/* store_each calls cb with each cell of run (of network net and test,
+ * when not NULL) in the same shape, one at a time, so that a large run is
+ * never in memory whole. Returns the count, or -1. */
+/* store_count: the run's cells, or -1. */
+int store_count(struct store *s, int64_t run);
+int store_each(struct store *s, int64_t run, const char *net,
+    const char *test, void (*cb)(const cJSON *cell, void *arg), void *arg);
 int store_finish(struct store *s, int64_t run, const char *verdict,
     const cJSON *findings, char *err);
 /* store_findings: a finished run's findings array (caller frees; empty

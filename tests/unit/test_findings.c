@@ -205,6 +205,44 @@ test_latency_and_asymmetry(void **state)
 	cJSON_Delete(out);
 }
 
+/* A fabric where most pairs' RTT is high gets one finding, not one per
+ * pair (256 busy hosts gave 32,640 findings and 65 MB of them). */
+static void
+test_latency_fabric_wide(void **state)
+{
+	enum { M = 9 };
+	static const char *const nm[M] = { "a", "b", "c", "d", "e", "f", "g",
+	    "h", "i" };
+	static const int rk[M] = { 0 };
+	double p[M * M];
+	struct mview v;
+	cJSON *out = cJSON_CreateArray(), *f;
+	int i;
+
+	(void)state;
+	setup(NULL);
+	for (i = 0; i < M * M; i++)
+		p[i] = i / M == i % M ? NAN : 9000 + i;
+	memset(&v, 0, sizeof(v));
+	v.net = "cluster";
+	v.n = M;
+	v.names = nm;
+	v.rack = rk;
+	v.p99 = p;
+	findings_compute(&v, &prof, out);
+	assert_int_equal(cJSON_GetArraySize(out), 1);
+	f = cJSON_GetArrayItem(out, 0);
+	assert_string_equal(cJSON_GetObjectItem(f, "kind")->valuestring,
+	    "high_latency");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(f, "hosts")),
+	    0);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f,
+	    "evidence"), "pairs")->valueint, 36);
+	assert_non_null(strstr(cJSON_GetObjectItem(f, "summary")->valuestring,
+	    "36 of 36 pairs"));
+	cJSON_Delete(out);
+}
+
 int
 main(void)
 {
@@ -215,6 +253,7 @@ main(void)
 		cmocka_unit_test(test_rack_uplink),
 		cmocka_unit_test(test_lossy_and_mtu_and_lost),
 		cmocka_unit_test(test_latency_and_asymmetry),
+		cmocka_unit_test(test_latency_fabric_wide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
