@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void
@@ -49,6 +50,8 @@ matrix_usage(FILE *f)
 	    "                  above 16 hosts)\n"
 	    "  --lat-rate PPS  mesh probes per second from each agent "
 	    "(default 1000)\n"
+	    "  --lat-loaded    the latency mesh again during the all-to-all "
+	    "(or fanout) load\n"
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
 }
 
@@ -57,7 +60,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 {
 	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
 	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
-	    O_LRATE };
+	    O_LRATE, O_LLOAD };
 	static const struct option mopts[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "tests", required_argument, NULL, O_TESTS },
@@ -75,6 +78,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 		{ "concurrency", required_argument, NULL, O_CONC },
 		{ "lat-mesh", no_argument, NULL, O_MESH },
 		{ "lat-rate", required_argument, NULL, O_LRATE },
+		{ "lat-loaded", no_argument, NULL, O_LLOAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -179,6 +183,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 			o.concurrency = (int)d;
 			break;
 		case O_MESH: o.lat_mesh = 1; break;
+		case O_LLOAD: o.lat_loaded = true; break;
 		case O_LRATE:
 			if (parse_num("--lat-rate", optarg, 1, 100000, &d))
 				return EXIT_USAGE;
@@ -190,6 +195,12 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 	}
 	if (argc - optind != (report ? 1 : 0)) {
 		matrix_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (o.lat_loaded && (!(o.modes & (MM_A2A | MM_FANOUT)) ||
+	    !(o.tests & MT_BW))) {
+		fprintf(stderr, "cephfab: matrix: --lat-loaded needs a load: "
+		    "--mode all-to-all or fanout, with bw in --tests\n");
 		return EXIT_USAGE;
 	}
 	if (load_inventory(g, &inv) == -1)
@@ -336,6 +347,9 @@ mesh_usage(FILE *f)
 	    "  --db F --run R  store the pairs as latency cells of matrix run "
 	    "R in F\n"
 	    "                (the matrix does this) and print a summary\n"
+	    "  --test NAME   the cells' test: lat (default) or lat_load\n"
+	    "  --start-at T  begin at wall-clock time T (seconds since the "
+	    "epoch)\n"
 	    "exit: 0 every pair answered every probe, 1 losses or hosts "
 	    "missing, 2 usage, 3 nothing measured\n");
 }
@@ -343,7 +357,8 @@ mesh_usage(FILE *f)
 int
 cmd_mesh(const struct gopts *g, int argc, char **argv)
 {
-	enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN };
+	enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN, O_TEST,
+	    O_START };
 	static const struct option mo[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "count", required_argument, NULL, O_COUNT },
@@ -351,6 +366,8 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "db", required_argument, NULL, O_DB },
 		{ "run", required_argument, NULL, O_RUN },
+		{ "test", required_argument, NULL, O_TEST },
+		{ "start-at", required_argument, NULL, O_START },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -362,7 +379,7 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 	char err[CF_ERRLEN];
 	const char *net = NULL;
 	int ch, rc, clu = 1;
-	double d;
+	double d, start_at = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.count = 20;
@@ -389,6 +406,21 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 			o.size = (uint32_t)d;
 			break;
 		case O_DB: o.db = optarg; break;
+		case O_TEST:
+			if (strcmp(optarg, "lat") != 0 &&
+			    strcmp(optarg, "lat_load") != 0) {
+				fprintf(stderr, "cephfab: mesh: --test: '%s' is "
+				    "not lat or lat_load\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.test = optarg;
+			break;
+		case O_START:
+			/* Bounded: an hour ahead at most, never a stall. */
+			if (parse_num("--start-at", optarg, 0, (double)time(NULL)
+			    + 3600, &start_at))
+				return EXIT_USAGE;
+			break;
 		case O_RUN:
 			if (parse_num("--run", optarg, 1, 1e15, &d))
 				return EXIT_USAGE;
@@ -422,6 +454,18 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 		fprintf(stderr, "cephfab: %s\n", err);
 		inventory_free(&inv);
 		return EXIT_USAGE;
+	}
+	if (start_at > 0) {
+		struct timespec now, ts;
+
+		/* The matrix's loaded mesh waits for its load to run. */
+		clock_gettime(CLOCK_REALTIME, &now);
+		d = start_at - ((double)now.tv_sec + now.tv_nsec / 1e9);
+		if (d > 0) {
+			ts.tv_sec = (time_t)d;
+			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+			nanosleep(&ts, NULL);
+		}
 	}
 	rc = mesh_run(&inv, &key, &o);
 	OPENSSL_cleanse(&key, sizeof(key));

@@ -359,6 +359,54 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 			}
 		}
 	}
+	/* Under load, against the profile's limit only: TCP fills queues,
+	 * so some growth over the idle RTT is normal. */
+	if (v->p99_loaded) {
+		int nhigh = 0, npairs = 0, wi = 0, wj = 0;
+		double worst = 0, q;
+
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++) {
+				q = fmax(isfinite(AT(v->p99_loaded, i, j)) ?
+				    AT(v->p99_loaded, i, j) : 0,
+				    isfinite(AT(v->p99_loaded, j, i)) ?
+				    AT(v->p99_loaded, j, i) : 0);
+				npairs += q > 0;
+				if (q <= p->max_p99_us)
+					continue;
+				if (q > worst) {
+					worst = q;
+					wi = i;
+					wj = j;
+				}
+				if (nhigh++ >= 16)
+					continue;
+				f = add(out, "high_latency", "warn", v, i, j,
+				    "queueing under load: look for deep "
+				    "buffers or a congested link on this path",
+				    "%s <-> %s: RTT p99 %.0f us under load on "
+				    "the %s network (limit %.0f us, idle %.0f "
+				    "us)", v->names[i], v->names[j], q, v->net,
+				    p->max_p99_us, v->p99 ? pair_p99(v, i, j) :
+				    NAN);
+				ev_num(f, "rtt_loaded_p99_us", q);
+				if (v->p99)
+					ev_num(f, "rtt_p99_us", pair_p99(v, i,
+					    j));
+			}
+		/* Beyond 16 pairs: one more finding that counts them. */
+		if (nhigh > 16) {
+			f = add(out, "high_latency", "warn", v, -1, -1, "queueing "
+			    "under load across the fabric: deep buffers or "
+			    "an oversubscribed spine",
+			    "RTT p99 under load over the limit on %d of %d "
+			    "pairs on the %s network (limit %.0f us, worst "
+			    "%s <-> %s %.0f us)", nhigh, npairs, v->net,
+			    p->max_p99_us, v->names[wi], v->names[wj], worst);
+			ev_num(f, "pairs", nhigh);
+			ev_num(f, "rtt_loaded_p99_us", worst);
+		}
+	}
 	/* MTU, ports and egress, per direction. */
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n; j++) {

@@ -37,6 +37,7 @@ struct mview {
 	const double *gbps;
 	const double *rpg;		/* retransmits per GB */
 	const double *p99;		/* microseconds */
+	const double *p99_loaded;	/* the same during a load, or NULL */
 	const double *mtu_conf, *mtu_path;
 	const int *lost;		/* cell could not be measured */
 	const char *const *lost_why;

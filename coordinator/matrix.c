@@ -21,12 +21,15 @@
 
 #include <ev.h>
 
-/* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (mload.h). */
+/* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (mload.h); 6
+ * the latency mesh again during a load. */
 static const char *test_names[] = { "bw", "lat", "mtu", "ports", "a2a",
-    "fanout" };
+    "fanout", "lat_load" };
+#define NTESTS 7
 #define T_BW 0
 #define T_A2A 4
 #define T_FANOUT 5
+#define T_LATLOAD 6
 
 /* is_tput: a throughput cell, which a round runs all at once. */
 static bool
@@ -87,7 +90,8 @@ static bool
 stored(struct mrun *m, int net, int test, int a, int b)
 {
 	if (m->stored_idx != NULL)
-		return m->stored_idx[((net * 6 + test) * m->n + a) * m->n + b];
+		return m->stored_idx[((net * NTESTS + test) * m->n + a) *
+		    m->n + b];
 	return stored_scan(m, net, test, a, b);
 }
 
@@ -121,7 +125,7 @@ stored_index(struct mrun *m)
 	char err[CF_ERRLEN];
 	int n = m->n, net, test, a, b;
 
-	m->stored_idx = calloc((size_t)(2 * 6 * n * n), 1);
+	m->stored_idx = calloc((size_t)(2 * NTESTS * n * n), 1);
 	if (m->stored_idx == NULL)
 		return;
 	cJSON_ArrayForEach(c, m->stored) {
@@ -133,14 +137,16 @@ stored_index(struct mrun *m)
 		    pj_get_str(c, "test", 0, 16, &t, err) == -1)
 			continue;
 		net = strcmp(nn, "cluster") == 0;
-		for (test = 0; test < 6 && strcmp(test_names[test], t); test++)
+		for (test = 0; test < NTESTS && strcmp(test_names[test], t);
+		    test++)
 			;
 		for (a = 0; a < n && strcmp(m->h[a]->name, s); a++)
 			;
 		for (b = 0; b < n && strcmp(m->h[b]->name, d); b++)
 			;
-		if (test < 6 && a < n && b < n)
-			m->stored_idx[((net * 6 + test) * n + a) * n + b] = 1;
+		if (test < NTESTS && a < n && b < n)
+			m->stored_idx[((net * NTESTS + test) * n + a) * n +
+			    b] = 1;
 	}
 }
 
@@ -172,14 +178,14 @@ enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
 /* enqueue_mesh: one job for a network's latency, unless every pair of
  * it is stored already. */
 static void
-enqueue_mesh(struct mrun *m, int net)
+enqueue_mesh(struct mrun *m, int net, int test)
 {
 	int a, b;
 
 	for (a = 0; a < m->n; a++)
 		for (b = a + 1; b < m->n; b++)
-			if (!stored(m, net, 1, a, b)) {
-				if (enqueue(m, net, 1, -1, -1, true) == 0)
+			if (!stored(m, net, test, a, b)) {
+				if (enqueue(m, net, test, -1, -1, true) == 0)
 					m->queue[m->nq - 1]->mesh = true;
 				return;
 			}
@@ -222,6 +228,14 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 		argv[k++] = (char *)o->db;
 		argv[k++] = "--run";
 		argv[k++] = bufs[3];
+		if (j->test == T_LATLOAD) {
+			/* Under the load: once its flows are running. */
+			snprintf(bufs[4], 32, "%.3f", j->m->load_at + 1);
+			argv[k++] = "--test";
+			argv[k++] = "lat_load";
+			argv[k++] = "--start-at";
+			argv[k++] = bufs[4];
+		}
 		argv[k] = NULL;
 		return;
 	}
@@ -424,7 +438,8 @@ mesh_done(struct mrun *m, struct job *j, const cJSON *data)
 
 			cJSON_AddStringToObject(d, "error", why);
 			if (store_add_cell(&m->st, m->run, net_name(j->net),
-			    m->h[a]->name, m->h[b]->name, "lat", "lost", d,
+			    m->h[a]->name, m->h[b]->name, test_names[j->test],
+			    "lost", d,
 			    err) == -1)
 				log_warnx("%s", err);
 			cJSON_Delete(d);
@@ -573,7 +588,8 @@ pump(struct mrun *m)
 		/* Earlier rounds must have finished. */
 		if (m->done < first)
 			break;
-		if (!is_tput(j->test) && m->running >= m->o->concurrency)
+		if (!is_tput(j->test) && j->test != T_LATLOAD &&
+		    m->running >= m->o->concurrency)
 			break;
 		/* A load starts together: its START time leaves every cell
 		 * time to connect and set up (fork, auth, listeners). */
@@ -635,7 +651,7 @@ plan(struct mrun *m)
 		if (!(o->nets & (1 << net)))
 			continue;
 		if ((o->tests & MT_LAT) && mesh)
-			enqueue_mesh(m, net);
+			enqueue_mesh(m, net, 1);
 		for (a = 0; a < m->n; a++) {
 			for (b = 0; b < m->n; b++) {
 				if (a == b)
@@ -680,6 +696,8 @@ plan(struct mrun *m)
 					if (a != b)
 						enqueue(m, net, T_A2A, a, b,
 						    false);
+			if (o->lat_loaded)
+				enqueue_mesh(m, net, T_LATLOAD);
 			m->round_end = realloc(m->round_end,
 			    (size_t)(nr + 2) * sizeof(int));
 			m->round_end[nr++] = m->nq;
@@ -690,6 +708,9 @@ plan(struct mrun *m)
 				for (k = 0; k < 2; k++)
 					enqueue(m, net, T_FANOUT, a,
 					    dst[2 * a + k], false);
+			/* Under one load only: the first that runs. */
+			if (o->lat_loaded && !(o->modes & MM_A2A))
+				enqueue_mesh(m, net, T_LATLOAD);
 			m->round_end = realloc(m->round_end,
 			    (size_t)(nr + 2) * sizeof(int));
 			m->round_end[nr++] = m->nq;

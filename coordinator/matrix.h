@@ -34,6 +34,7 @@ struct matrix_opts {
 	int lat_mesh;			/* latency by 'mesh': 1 yes, 0 above
 					   MATRIX_MESH_HOSTS hosts */
 	uint32_t lat_rate;		/* mesh probes/s per agent, 0 = 1000 */
+	bool lat_loaded;		/* the mesh again during the load */
 	const char *db;
 	int64_t resume;
 	const char *html, *json, *junit, *prom;

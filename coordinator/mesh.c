@@ -521,7 +521,8 @@ mesh_store(const struct mrun_mesh *m, int *nstored, char *err)
 			cJSON *d = pair_cell(m, a, b, &lost);
 			int r = store_add_cell(&st, m->o->run, m->o->net ?
 			    "cluster" : "public", m->hs[a].h->name,
-			    m->hs[b].h->name, "lat", lost ? "lost" : "ok", d,
+			    m->hs[b].h->name, m->o->test ? m->o->test : "lat",
+			    lost ? "lost" : "ok", d,
 			    err);
 
 			cJSON_Delete(d);

@@ -25,6 +25,7 @@ struct mesh_opts {
 	 * cell already there is kept) and print only a summary. */
 	const char *db;
 	int64_t run;
+	const char *test;	/* the cells' test name, default "lat" */
 };
 
 /* mesh_run measures and prints (JSON or a summary); returns EXIT_*: 0

@@ -16,6 +16,7 @@
 
 struct cellv {
 	double gbps, rpg, p50, p99, mconf, mpath;
+	double lp99;			/* RTT p99 under load */
 	int lost, pbad, egress, skipped;
 	/* Owned strings, NULL when unset: a 256-host grid of fixed
 	 * buffers would be 50 MB per network. */
@@ -114,6 +115,8 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 		g[a * n + b].skipped = g[b * n + a].skipped = 1;
 		return;
 	}
+	if (strcmp(st, "lost") == 0 && strcmp(t, "lat_load") == 0)
+		return;		/* under load: an idle measurement stands */
 	if (strcmp(st, "lost") == 0) {
 		lost_cell(&g[a * n + b], data);
 		if (strcmp(t, "ports") != 0)
@@ -133,6 +136,24 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 			if (pj_get_double(y, "retransmits_per_gb", 0, 1e15, &v,
 			    err) == 0)
 				cv->rpg = v;
+		}
+	} else if (strcmp(t, "lat_load") == 0) {
+		const cJSON *r, *sz, *rtt;
+
+		/* The mesh measured each direction: keep each. */
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
+			const char *from, *to;
+			int i2, j2;
+
+			if (pj_get_str(r, "from", 0, 64, &from, err) == -1 ||
+			    pj_get_str(r, "to", 0, 64, &to, err) == -1 ||
+			    (i2 = host_index(h, n, from)) < 0 ||
+			    (j2 = host_index(h, n, to)) < 0)
+				continue;
+			cJSON_ArrayForEach(sz, cJSON_GetObjectItem(r, "sizes"))
+				if (pj_get_obj(sz, "rtt", &rtt, err) == 0)
+					pj_get_double(rtt, "p99_us", 0, 1e12,
+					    &g[i2 * n + j2].lp99, err);
 		}
 	} else if (strcmp(t, "lat") == 0) {
 		const cJSON *res = cJSON_GetArrayItem(cJSON_GetObjectItem(data,
@@ -359,7 +380,7 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	for (net = 0; net < 2; net++) {
 		const char *nn = net ? "cluster" : "public";
 		struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
-		double *bw = malloc(sizeof(double) * (size_t)(n * n) * 6);
+		double *bw = malloc(sizeof(double) * (size_t)(n * n) * 7);
 		int *ints = calloc((size_t)(n * n) * 3, sizeof(int));
 		const char **strs = calloc((size_t)(n * n) * 3, sizeof(char *));
 		const char **names = calloc((size_t)n, sizeof(char *));
@@ -370,7 +391,7 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 
 		for (k = 0; k < n * n; k++) {
 			g[k].gbps = g[k].rpg = g[k].p50 = g[k].p99 = NAN;
-			g[k].mconf = g[k].mpath = NAN;
+			g[k].mconf = g[k].mpath = g[k].lp99 = NAN;
 		}
 		store_each(st, run, nn, NULL, fold_cb, &F);
 		if (!F.any) {
@@ -394,6 +415,7 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 			bw[2 * n * n + k] = g[k].p99;
 			bw[3 * n * n + k] = g[k].mconf;
 			bw[4 * n * n + k] = g[k].mpath;
+			bw[5 * n * n + k] = g[k].lp99;
 			ints[k] = g[k].lost;
 			ints[n * n + k] = g[k].pbad;
 			ints[2 * n * n + k] = g[k].egress;
@@ -419,6 +441,9 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 				    num_or_null(cv->p50));
 				cJSON_AddItemToObject(cj, "rtt_p99_us",
 				    num_or_null(cv->p99));
+				if (isfinite(cv->lp99))
+					cJSON_AddNumberToObject(cj,
+					    "rtt_loaded_p99_us", cv->lp99);
 				cJSON_AddItemToObject(cj, "path_mtu",
 				    num_or_null(cv->mpath));
 				cJSON_AddItemToObject(cj, "configured_mtu",
@@ -444,6 +469,7 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		v.p99 = bw + 2 * n * n;
 		v.mtu_conf = bw + 3 * n * n;
 		v.mtu_path = bw + 4 * n * n;
+		v.p99_loaded = bw + 5 * n * n;
 		v.lost = ints;
 		v.lost_why = strs;
 		v.ports_bad = ints + n * n;

@@ -243,6 +243,32 @@ test_latency_fabric_wide(void **state)
 	cJSON_Delete(out);
 }
 
+/* RTT under load: over the profile's limit is reported for that pair,
+ * under it (however far above the idle RTT) is not. */
+static void
+test_latency_under_load(void **state)
+{
+	double lp[N * N];
+	struct mview v;
+	cJSON *out;
+	int i, e;
+
+	(void)state;
+	setup(NULL);
+	for (i = 0; i < N * N; i++)
+		lp[i] = i / N == i % N ? NAN : 1500;	/* 10x idle, < 2000 */
+	lp[1 * N + 4] = 4000;
+	v = view();
+	v.p99_loaded = lp;
+	out = cJSON_CreateArray();
+	e = findings_compute(&v, &prof, out);
+	expect_one(out, "high_latency", "h2", "h5");
+	assert_int_equal(e, 0);
+	assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(out, 0),
+	    "summary")->valuestring, "under load"));
+	cJSON_Delete(out);
+}
+
 int
 main(void)
 {
@@ -254,6 +280,7 @@ main(void)
 		cmocka_unit_test(test_lossy_and_mtu_and_lost),
 		cmocka_unit_test(test_latency_and_asymmetry),
 		cmocka_unit_test(test_latency_fabric_wide),
+		cmocka_unit_test(test_latency_under_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
