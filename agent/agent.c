@@ -129,7 +129,8 @@ agent_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 	struct agent_peer *p = c->udata;
 
 	if (engine_message(&p->agent->engine, c, h, body) ||
-	    probes_message(&p->agent->probes, c, h, body))
+	    probes_message(&p->agent->probes, c, h, body) ||
+	    facts_message(&p->agent->facts, c, h, body))
 		return;
 	switch (h->type) {
 	case MSG_STATUS:
@@ -157,6 +158,7 @@ agent_closed(struct conn *c, enum conn_reason r, const char *detail)
 		    detail);
 	engine_conn_closed(&a->engine, c);
 	probes_conn_closed(&a->probes, c);
+	facts_conn_closed(&a->facts, c);
 	if (p->authed)
 		a->nsessions--;
 	a->nconns--;
@@ -261,6 +263,7 @@ agent_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	log_info("signal %d: shutting down", w->signum);
 	engine_fini(&a->engine);
 	probes_fini(&a->probes);
+	facts_fini(&a->facts);
 	ev_io_stop(loop, &a->accept_w);
 	ev_timer_stop(loop, &a->accept_pause);
 	if (a->lfd != -1) {
@@ -332,6 +335,7 @@ agent_init(struct agent *a, struct ev_loop *loop,
 	conn_ctx_init(&a->ctx, loop, &a->key, CF_VERSION);
 	engine_init(&a->engine, loop, cfg, a->hostname);
 	probes_init(&a->probes, loop, cfg);
+	facts_init(&a->facts, loop, cfg);
 	a->ctx.hostname = a->hostname;
 	a->ctx.auth_timeout = cfg->auth_timeout;
 	a->ctx.idle_timeout = cfg->idle_timeout;
@@ -367,6 +371,7 @@ agent_fini(struct agent *a)
 		engine_fini(&a->engine);
 	if (a->probes.loop)
 		probes_fini(&a->probes);
+	facts_fini(&a->facts);
 	TAILQ_FOREACH_SAFE(p, &a->peers, entry, tmp)
 		conn_close(p->conn, CONN_R_OK, "agent shutting down");
 	if (a->lfd != -1) {

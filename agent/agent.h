@@ -16,6 +16,7 @@
 #include "config.h"
 #include "conn.h"
 #include "engine.h"
+#include "facts.h"
 #include "probe.h"
 
 struct agent_peer {
@@ -42,6 +43,7 @@ struct agent {
 	char bound[NETADDR_STRLEN];
 	struct engine engine;
 	struct probes probes;
+	struct facts_ctx facts;
 };
 
 /* agent_init copies the key, binds the listener and sets up signal

@@ -21,6 +21,7 @@ config_defaults(struct agent_config *cfg)
 	cfg->idle_timeout = 60.0;
 	cfg->max_streams = 128;
 	cfg->max_tests = 16;
+	snprintf(cfg->vtysh, sizeof(cfg->vtysh), "/usr/bin/vtysh");
 	cfg->max_duration = 300;
 	cfg->max_rate = 0;
 }
@@ -153,6 +154,34 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 	if (strcmp(key, "idle_timeout") == 0)
 		return config_secs(key, val, 1, 86400, &cfg->idle_timeout,
 		    err);
+	if (strcmp(key, "vtysh") == 0) {
+		if (strlen(val) >= sizeof(cfg->vtysh) || (val[0] &&
+		    val[0] != '/')) {
+			snprintf(err, CF_ERRLEN, "vtysh: '%s' is not an "
+			    "absolute path (or empty for none)", val);
+			return -1;
+		}
+		snprintf(cfg->vtysh, sizeof(cfg->vtysh), "%s", val);
+		return 0;
+	}
+	if (strcmp(key, "frr_pathspace") == 0) {
+		size_t i;
+
+		for (i = 0; val[i]; i++)
+			if (!((val[i] >= 'a' && val[i] <= 'z') ||
+			    (val[i] >= 'A' && val[i] <= 'Z') ||
+			    (val[i] >= '0' && val[i] <= '9') ||
+			    val[i] == '-' || val[i] == '_' || val[i] == '.'))
+				break;
+		if (val[i] || i >= sizeof(cfg->frr_pathspace)) {
+			snprintf(err, CF_ERRLEN, "frr_pathspace: '%s' is not "
+			    "a name of letters, digits, '-', '_', '.'", val);
+			return -1;
+		}
+		snprintf(cfg->frr_pathspace, sizeof(cfg->frr_pathspace), "%s",
+		    val);
+		return 0;
+	}
 	if (strcmp(key, "max_tests") == 0)
 		return config_uint(key, val, 1, 256, &cfg->max_tests, err);
 	if (strcmp(key, "max_streams") == 0)

@@ -36,6 +36,9 @@ struct agent_config {
 	int nallow;
 	struct netcidr pubnet, clusnet;
 	bool has_pubnet, has_clusnet;
+	/* FRR, for the facts: vtysh's path ("" = none) and its -N. */
+	char vtysh[PATH_MAX];
+	char frr_pathspace[64];
 };
 
 void config_defaults(struct agent_config *cfg);

@@ -15,6 +15,7 @@
 #define KEY_DEFAULT "/etc/cephfab/key"
 
 struct gopts {
+	int facts;		/* hosts --facts */
 	const char *inventory;
 	const char *key;
 	int json;

@@ -4,6 +4,8 @@
 #include "log.h"
 #include "msg.h"
 #include "out.h"
+#include "pj.h"
+#include "topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +35,18 @@ struct hprobe {
 	enum hstate state;
 	char detail[CF_ERRLEN];
 	cJSON *status;		/* the agent's STATUS reply, owned */
+	cJSON *facts;		/* its FACTS reply, owned */
 	char version[32];
 	unsigned proto;
+	enum hstate state_after;	/* --facts: STATUS's verdict */
+	char detail_after[64];
 };
 
 struct hosts_run {
 	struct ev_loop *loop;
 	struct conn_ctx ctx;
+	const struct hosts_opts *o;
+	cJSON *peers;		/* every address of the inventory */
 	struct hprobe *probes;
 	int n, done;
 	ev_timer deadline;
@@ -78,6 +85,18 @@ hosts_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 	double up;
 	bool busy;
 
+	if (h->type == MSG_FACTS && (h->flags & MSG_F_REPLY) &&
+	    p->status != NULL && p->facts == NULL) {
+		const char *e;
+
+		p->facts = cJSON_Duplicate(body, 1);
+		if (pj_opt_str(body, "error", 0, 512, NULL, &e, err) == 0 && e)
+			hosts_finish(p, HS_ERROR, e);
+		else
+			hosts_finish(p, p->state_after, p->detail_after);
+		conn_bye(c);
+		return;
+	}
 	if (h->type != MSG_STATUS || !(h->flags & MSG_F_REPLY)) {
 		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "unexpected %s",
 		    msg_name(h->type));
@@ -92,6 +111,20 @@ hosts_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 	}
 	cJSON_Delete(p->status);
 	p->status = cJSON_Duplicate(body, 1);
+	if (p->run->o->facts) {
+		cJSON *req = cJSON_CreateObject();
+
+		/* The state waits for the facts; a busy agent still has
+		 * them to give. */
+		p->state_after = busy ? HS_BUSY : HS_OK;
+		snprintf(p->detail_after, sizeof(p->detail_after), "%s", busy ?
+		    "agent is running a test" : "");
+		cJSON_AddItemToObject(req, "peers", cJSON_Duplicate(
+		    p->run->peers, 1));
+		conn_send(c, MSG_FACTS, 0, req);
+		cJSON_Delete(req);
+		return;
+	}
 	hosts_finish(p, busy ? HS_BUSY : HS_OK, busy ? "agent is running a "
 	    "test" : "");
 	conn_bye(c);
@@ -276,6 +309,9 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 			    inv->has_clusnet, addrs, cl, sizeof(cl), "cluster");
 			cJSON_AddItemToObject(h, "cluster", x);
 		}
+		if (p->facts)
+			cJSON_AddItemToObject(h, "facts", cJSON_Duplicate(
+			    p->facts, 1));
 		cJSON_AddItemToArray(arr, h);
 		if (!o->json)
 			printf("%-16s %-22s %-8s %-5s %-8s %-16s %s%s%s\n",
@@ -287,6 +323,15 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 			    "-", hstate_names[p->state],
 			    p->status ? pl : p->detail,
 			    p->status ? "  " : "", p->status ? cl : "");
+	}
+	if (o->facts) {
+		/* The paths: per host and across hosts (topo.h). */
+		cJSON *fs = cJSON_AddArrayToObject(doc, "findings");
+
+		if (topo_findings(inv, arr, NULL, fs) > 0)
+			bad = 1;
+		if (!o->json)
+			topo_print(inv, arr, fs);
 	}
 	sum = cJSON_AddObjectToObject(doc, "summary");
 	cJSON_AddNumberToObject(sum, "total", run->n);
@@ -311,6 +356,18 @@ hosts_run(struct inventory *inv, const struct auth_key *key,
 	int i = 0, rc;
 
 	memset(&run, 0, sizeof(run));
+	run.o = o;
+	run.peers = cJSON_CreateArray();
+	TAILQ_FOREACH(h, &inv->hosts, entry) {
+		char a[NETADDR_STRLEN];
+
+		if (h->pub.family)
+			cJSON_AddItemToArray(run.peers, cJSON_CreateString(
+			    netaddr_str(&h->pub, a, sizeof(a))));
+		if (h->clus.family)
+			cJSON_AddItemToArray(run.peers, cJSON_CreateString(
+			    netaddr_str(&h->clus, a, sizeof(a))));
+	}
 	run.loop = ev_loop_new(EVFLAG_AUTO);
 	if (run.loop == NULL) {
 		log_warnx("cannot create an event loop");
@@ -340,8 +397,9 @@ hosts_run(struct inventory *inv, const struct auth_key *key,
 		if (p->conn == NULL)
 			hosts_finish(p, HS_UNREACHABLE, err);
 	}
-	ev_timer_init(&run.deadline, hosts_deadline_cb, 2 * o->timeout + 1,
-	    0.);
+	/* Facts take longer: a vtysh call per peer, each bounded. */
+	ev_timer_init(&run.deadline, hosts_deadline_cb, 2 * o->timeout + 1 +
+	    (o->facts ? 60 : 0), 0.);
 	run.deadline.data = &run;
 	ev_timer_start(run.loop, &run.deadline);
 	if (run.done < run.n)
@@ -354,8 +412,11 @@ hosts_run(struct inventory *inv, const struct auth_key *key,
 	rc = hosts_report(&run, inv, o);
 	ev_timer_stop(run.loop, &run.deadline);
 	conn_ctx_fini(&run.ctx);
-	for (i = 0; i < run.n; i++)
+	for (i = 0; i < run.n; i++) {
 		cJSON_Delete(run.probes[i].status);
+		cJSON_Delete(run.probes[i].facts);
+	}
+	cJSON_Delete(run.peers);
 	free(run.probes);
 	ev_loop_destroy(run.loop);
 	return rc;

@@ -5,12 +5,15 @@
 #ifndef CF_HOSTS_H
 #define CF_HOSTS_H
 
+#include <stdbool.h>
+
 #include "auth.h"
 #include "inventory.h"
 
 struct hosts_opts {
 	int json;
 	double timeout;		/* per agent: connect + handshake + reply */
+	bool facts;		/* also FACTS: links, bonds, routes, FRR */
 };
 
 /* hosts_run returns EXIT_PASS when every host is ok, EXIT_PROBLEMS when

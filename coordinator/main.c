@@ -40,7 +40,7 @@ usage(FILE *f)
 	    "with mode 0600)\n"
 	    "  check              validate the inventory without "
 	    "connecting\n"
-	    "  hosts              connect to every agent and show its "
+	    "  hosts [--facts]    connect to every agent and show its "
 	    "state\n"
 	    "  pair A B [opts]    throughput test between two hosts "
 	    "(pair --help)\n"
@@ -152,7 +152,8 @@ cmd_hosts(const struct gopts *g, int argc, char **argv)
 
 	(void)argv;
 	if (argc != 1) {
-		fprintf(stderr, "usage: cephfab -i INVENTORY hosts [--json]\n");
+		fprintf(stderr, "usage: cephfab -i INVENTORY hosts [--facts] "
+		    "[--json]\n");
 		return EXIT_USAGE;
 	}
 	if (load_inventory(g, &inv) == -1)
@@ -164,6 +165,7 @@ cmd_hosts(const struct gopts *g, int argc, char **argv)
 	}
 	memset(&o, 0, sizeof(o));
 	o.json = g->json;
+	o.facts = g->facts;
 	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
 	rc = hosts_run(&inv, &key, &o);
 	OPENSSL_cleanse(&key, sizeof(key));
@@ -182,6 +184,7 @@ main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "facts", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct gopts g;
@@ -265,6 +268,7 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'v': g.verbose = 1; log_init("cephfab", 1, 1); break;
+		case 'F': g.facts = 1; break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;

@@ -37,6 +37,8 @@ enum msg_type {
 	MSG_PROBE_OPEN = 13,	/* responder: reply port(s) */
 	MSG_PROBE_RUN = 14,	/* runner: reply with the results */
 	MSG_PROBE_CLOSE = 15,	/* end a responder */
+	/* Topology (agent/facts.c): links, bonds, routes, sysctls, FRR. */
+	MSG_FACTS = 16,		/* request: peers; reply: the facts */
 	MSG_TYPE_MAX
 };
 

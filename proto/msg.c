@@ -27,6 +27,8 @@ static const struct {
 	/* Results carry a histogram per message size. */
 	[MSG_PROBE_RUN] = { "PROBE_RUN", 1024 * 1024, 0 },
 	[MSG_PROBE_CLOSE] = { "PROBE_CLOSE", 1024, 0 },
+	/* Requests list peers; replies carry every link and route. */
+	[MSG_FACTS] = { "FACTS", 1024 * 1024, 0 },
 };
 
 const char *

@@ -51,8 +51,12 @@ start_agents() {
 		sed 's/ /\n/g' "$ST/nets" | grep _network= | sed 's/=/ = /'
 	} > "$ST/agent.conf"
 	for h in $(awk '{print $1}' "$ST/hosts"); do
+		# A host that runs FRR: its agent asks that instance (facts).
+		cp "$ST/agent.conf" "$ST/agent-$h.conf"
+		[ -e "/var/run/frr/$(ns "$h")" ] &&
+			echo "frr_pathspace = $(ns "$h")" >> "$ST/agent-$h.conf"
 		ip netns exec "$(ns "$h")" setsid "$AGENT_BIN" -d \
-			-c "$ST/agent.conf" \
+			-c "$ST/agent-$h.conf" \
 			>"$ST/agent-$h.log" 2>&1 < /dev/null &
 		pid=$!
 		echo "$pid" > "$ST/agent-$h.pid"

@@ -1,0 +1,46 @@
+/*
+ * topo: what the hosts' facts (agent/facts.c) say about the paths, across
+ * the whole inventory: the interface holding each host's address on each
+ * network, its MTU and speed; every peer route's next hops; bonds and
+ * their members; FRR's neighbours. Findings: ecmp_single_path,
+ * bond_degraded, bond_hash_policy, mtu_inconsistent, speed_inconsistent,
+ * rp_filter_strict. Pure functions on JSON: tests feed captured facts.
+ */
+#ifndef CF_TOPO_H
+#define CF_TOPO_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "findings.h"
+#include "inventory.h"
+
+/* FRR's state as counts. */
+struct frr_sum {
+	bool available;
+	int ospf_total, ospf_full;
+	int bgp_total, bgp_established;
+	int bfd_total, bfd_up;
+};
+
+/* topo_frr parses the "frr" object of the facts (FRR's own JSON for
+ * 'show ip ospf neighbor', 'show bgp summary', 'show bfd peers'); -1 with
+ * err naming the field when a shape is not FRR's. */
+int topo_frr(const cJSON *frr, struct frr_sum *s, char *err);
+
+/* topo_findings appends the findings of hosts (an array of {"name",
+ * "facts"}, as 'hosts --facts --json' prints) to out; prof may be NULL.
+ * Returns how many are errors. */
+int topo_findings(const struct inventory *inv, const cJSON *hosts,
+    const struct profile *prof, cJSON *out);
+
+/* topo_summary: one line per host and network ("bond0 802.3ad 2x25G,
+ * 2 paths, OSPF 2/2 Full"), for reports and 'compare'. Caller frees. */
+cJSON *topo_summary(const struct inventory *inv, const cJSON *hosts);
+
+/* topo_print: the table 'hosts --facts' shows, then the findings. */
+void topo_print(const struct inventory *inv, const cJSON *hosts,
+    const cJSON *findings);
+
+#endif
