@@ -58,7 +58,8 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tstat test_tmsg test_hist \
-	test_mtusearch test_rounds test_findings test_mload
+	test_mtusearch test_rounds test_findings test_mload test_nlfacts \
+	test_topo
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
@@ -66,6 +67,10 @@ $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 $(BUILD)/tests/test_rounds: $(BUILD)/coordinator/rounds.o
 $(BUILD)/tests/test_findings: $(BUILD)/coordinator/findings.o
+$(BUILD)/tests/test_nlfacts: $(BUILD)/agent/nlfacts.o \
+	$(BUILD)/coordinator/topo.o
+$(BUILD)/tests/test_topo: $(BUILD)/coordinator/topo.o \
+	$(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \
 	$(BUILD)/coordinator/findings.o
 
