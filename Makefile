@@ -43,7 +43,8 @@ PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
 	proto/mtusearch.c
 AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
 	agent/engine.c agent/limits.c agent/stream.c agent/probe.c agent/probe_io.c \
-	agent/probe_mesh.c agent/route.c agent/nlfacts.c agent/facts.c
+	agent/probe_mesh.c agent/route.c agent/nlfacts.c agent/facts.c \
+	agent/spread.c
 COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coordinator/inventory.c \
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \

@@ -589,6 +589,16 @@ static int
 test_start(struct test *t, char *err)
 {
 
+	{
+		struct netaddr peer = t->spec.dst;
+		uint16_t port;
+
+		/* A listener learns the peer from its streams. */
+		if (t->listener && netaddr_parse_endpoint(t->st[0].remote,
+		    &peer, &port) == -1)
+			memset(&peer, 0, sizeof(peer));
+		spread_start(&t->spread, &t->spec.local, &peer);
+	}
 	t->t0 = t->ival_t = stream_now();
 	getrusage(RUSAGE_SELF, &t->ru0);
 	t->started = true;
@@ -704,6 +714,10 @@ test_finish(struct test *t)
 			cJSON_AddItemToArray(arr, o);
 		}
 		if (t->started) {
+			cJSON *sp = spread_end(&t->spread);
+
+			if (sp)
+				cJSON_AddItemToObject(b, "spread", sp);
 			getrusage(RUSAGE_SELF, &ru);
 			cpu = cJSON_AddObjectToObject(b, "cpu");
 			cJSON_AddNumberToObject(cpu, "user",

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "queue_compat.h"
+#include "spread.h"
 #include "conn.h"
 #include "tmsg.h"
 #include "tstat.h"
@@ -93,6 +94,7 @@ struct test {
 	uint32_t ival_idx;
 	double ival_t;
 	struct rusage ru0;
+	struct spread spread;	/* links' counters at the start */
 	void *buf;		/* sender pattern, spec.len bytes */
 	char error[CF_ERRLEN];
 };

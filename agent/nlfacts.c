@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,8 +364,44 @@ nl_open(char *err)
 	return sk;
 }
 
+static int links_dump(struct link_fact **out, int *n, bool extras,
+    char *err);
+
 int
 nlf_links(struct link_fact **out, int *n, char *err)
+{
+	return links_dump(out, n, true, err);
+}
+
+int
+nlf_counters(struct link_fact **out, int *n, char *err)
+{
+	return links_dump(out, n, false, err);
+}
+
+int
+nlf_link_of_addr(const struct link_fact *l, int n, const struct netaddr *addr)
+{
+	struct ifaddrs *ifa, *i;
+	struct netaddr x;
+	int k, found = -1;
+
+	if (getifaddrs(&ifa) == -1)
+		return -1;
+	for (i = ifa; i && found < 0; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || netaddr_from_sockaddr(i->ifa_addr,
+		    &x, NULL) == -1 || !netaddr_equal(&x, addr))
+			continue;
+		for (k = 0; k < n; k++)
+			if (strcmp(l[k].name, i->ifa_name) == 0)
+				found = k;
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+static int
+links_dump(struct link_fact **out, int *n, bool extras, char *err)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct link_acc L = { NULL, 0, 0 };
@@ -385,7 +422,7 @@ nlf_links(struct link_fact **out, int *n, char *err)
 		free(L.v);
 		return -1;
 	}
-	for (i = 0; i < L.n; i++)
+	for (i = 0; extras && i < L.n; i++)
 		link_extras(&L.v[i]);
 	*out = L.v;
 	*n = L.n;

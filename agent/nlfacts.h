@@ -84,6 +84,12 @@ int nlf_parse_route(struct nlmsghdr *h, struct route_fact *rf,
  * driver filled from sysfs. Blocking but local and bounded: call from a
  * worker thread. */
 int nlf_links(struct link_fact **out, int *n, char *err);
+/* nlf_counters: nlf_links without the sysfs reads (names, masters and
+ * counters are all a spread needs). */
+int nlf_counters(struct link_fact **out, int *n, char *err);
+/* nlf_link_of_addr: the index in l of the link holding addr, or -1. */
+int nlf_link_of_addr(const struct link_fact *l, int n,
+    const struct netaddr *addr);
 /* nlf_route asks the FIB entry for dst (RTM_F_FIB_MATCH): every next
  * hop of an ECMP route, not the one a flow would hash to. */
 int nlf_route(const struct netaddr *dst, struct route_fact *rf, char *err);

@@ -523,6 +523,8 @@ pair_run(struct inventory *inv, const struct auth_key *key,
 	free(p.iv_a);
 	free(p.iv_b);
 	free(p.r.st);
+	cJSON_Delete(p.r.spread_a);
+	cJSON_Delete(p.r.spread_b);
 	cJSON_Delete(p.r.intervals);
 	ev_loop_destroy(p.loop);
 	return rc;

@@ -2,6 +2,7 @@
 #include "topo.h"
 #include "pj.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -663,4 +664,51 @@ topo_print(const struct inventory *inv, const cJSON *hosts,
 	cJSON_ArrayForEach(f, findings)
 		printf("%-5s %-18s %s\n", jstr(f, "severity"), jstr(f, "kind"),
 		    jstr(f, "summary"));
+}
+
+cJSON *
+topo_spread(const cJSON *sp, bool tx, char *err)
+{
+	const cJSON *arr, *l;
+	double bytes[32], total = 0;
+	const char *names[32], *roles[32];
+	int n = 0, i, paths = 0, onlylocal = 1;
+	cJSON *o, *la, *un;
+
+	if (pj_get_arr(sp, "links", 0, 32, &arr, NULL, err) == -1)
+		return NULL;
+	cJSON_ArrayForEach(l, arr) {
+		if (pj_get_str(l, "name", 1, 15, &names[n], err) == -1 ||
+		    pj_get_str(l, "role", 1, 16, &roles[n], err) == -1 ||
+		    pj_get_double(l, tx ? "tx_bytes" : "rx_bytes", 0, 1e18,
+		    &bytes[n], err) == -1)
+			return NULL;
+		if (strcmp(roles[n], "local") != 0)
+			onlylocal = 0;
+		n++;
+	}
+	o = cJSON_CreateObject();
+	la = cJSON_AddArrayToObject(o, "links");
+	un = cJSON_AddArrayToObject(o, "unused");
+	for (i = 0; i < n; i++)
+		if (onlylocal || strcmp(roles[i], "local") != 0)
+			total += bytes[i];
+	for (i = 0; i < n; i++) {
+		cJSON *x;
+
+		if (!onlylocal && strcmp(roles[i], "local") == 0)
+			continue;
+		paths++;
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", names[i]);
+		cJSON_AddStringToObject(x, "role", roles[i]);
+		cJSON_AddNumberToObject(x, "bytes", bytes[i]);
+		cJSON_AddNumberToObject(x, "share", total > 0 ?
+		    round(bytes[i] / total * 1000) / 1000 : 0);
+		cJSON_AddItemToArray(la, x);
+		if (total > 1e6 && bytes[i] < total / 100)
+			cJSON_AddItemToArray(un, cJSON_CreateString(names[i]));
+	}
+	cJSON_AddNumberToObject(o, "paths", paths);
+	return o;
 }

@@ -39,6 +39,15 @@ int topo_findings(const struct inventory *inv, const cJSON *hosts,
  * 2 paths, OSPF 2/2 Full"), for reports and 'compare'. Caller frees. */
 cJSON *topo_summary(const struct inventory *inv, const cJSON *hosts);
 
+/* topo_spread: from an agent's TEST_END "spread" ({"links": [{"name",
+ * "role", "tx_bytes", "rx_bytes"}]}), each path link's share of the bytes
+ * sent (tx) or received: {"links": [{"name", "role", "bytes", "share"}],
+ * "paths": N, "unused": [names]}. A bond's members or a route's next hops
+ * count; the address's own link only when there are neither. A link is
+ * unused below 1 % of the bytes when more than 1 MB moved. NULL (err set)
+ * for a shape the agent never sends. Caller frees. */
+cJSON *topo_spread(const cJSON *sp, bool tx, char *err);
+
 /* topo_print: the table 'hosts --facts' shows, then the findings. */
 void topo_print(const struct inventory *inv, const cJSON *hosts,
     const cJSON *findings);

@@ -78,6 +78,7 @@ struct tresult {
 	uint32_t n;
 	cJSON *intervals;	/* array, built as they come */
 	struct tcpu cpu_a, cpu_b;
+	cJSON *spread_a, *spread_b;	/* each agent's path counters */
 	char error[CF_ERRLEN];
 };
 

@@ -4,6 +4,7 @@
  * every stream) and a human report in iperf3's style.
  */
 #include "tput.h"
+#include "topo.h"
 #include "out.h"
 #include "pj.h"
 #include "units.h"
@@ -240,6 +241,27 @@ tout_end(struct tresult *r, bool side_a, const cJSON *body, char *err)
 		    side_a ? r->ha->name : r->hb->name, msg);
 	if (pj_opt_obj(body, "cpu", &cpu, err) == -1)
 		return -1;
+	{
+		const cJSON *sp;
+		cJSON **dst = side_a ? &r->spread_a : &r->spread_b;
+
+		if (pj_opt_obj(body, "spread", &sp, err) == -1)
+			return -1;
+		if (sp != NULL && cJSON_GetObjectItem(sp, "links")) {
+			cJSON *txs = topo_spread(sp, true, err), *rxs;
+
+			if (txs == NULL)
+				return -1;
+			if ((rxs = topo_spread(sp, false, err)) == NULL) {
+				cJSON_Delete(txs);
+				return -1;
+			}
+			cJSON_Delete(*dst);
+			*dst = cJSON_CreateObject();
+			cJSON_AddItemToObject(*dst, "tx", txs);
+			cJSON_AddItemToObject(*dst, "rx", rxs);
+		}
+	}
 	if (cpu != NULL) {
 		if (pj_get_double(cpu, "user", 0, 1e9, &c->user, err) == -1 ||
 		    pj_get_double(cpu, "system", 0, 1e9, &c->sys, err) == -1 ||
@@ -461,6 +483,33 @@ cpu_json(const struct tcpu *c)
 	return o;
 }
 
+/* spread_line: "paths from h1: pa 51%, pb 49%" (what it sent), with the
+ * links that carried nothing. */
+static void
+spread_line(const char *host, const cJSON *sp)
+{
+	const cJSON *tx = cJSON_GetObjectItem(sp, "tx"), *l;
+	char err[CF_ERRLEN];
+	double paths = 0;
+
+	if (tx == NULL || pj_get_double(tx, "paths", 0, 64, &paths,
+	    err) == -1 || paths < 2)
+		return;
+	printf("paths from %s:", host);
+	cJSON_ArrayForEach(l, cJSON_GetObjectItem(tx, "links")) {
+		const char *nm = "?";
+		double sh = 0;
+
+		pj_get_str(l, "name", 0, 16, &nm, err);
+		pj_get_double(l, "share", 0, 1, &sh, err);
+		printf(" %s %.0f%%", nm, sh * 100);
+	}
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(tx, "unused")) > 0)
+		printf("  (unused: %s)", cJSON_GetArrayItem(cJSON_GetObjectItem(
+		    tx, "unused"), 0)->valuestring);
+	printf("\n");
+}
+
 static void
 tout_human(struct tresult *r, const struct dsum ds[2])
 {
@@ -536,6 +585,8 @@ tout_human(struct tresult *r, const struct dsum ds[2])
 		    (r->cpu_b.user + r->cpu_b.sys) / r->cpu_b.wall : 0,
 		    r->cpu_b.user, r->cpu_b.sys, moved > 0 ?
 		    cpu / (moved / 1e9) : 0);
+	spread_line(r->ha->name, r->spread_a);
+	spread_line(r->hb->name, r->spread_b);
 }
 
 void
@@ -627,6 +678,16 @@ tout_report(struct tresult *r)
 		cJSON_AddNumberToObject(cpu, "seconds_per_gb", moved > 0 ?
 		    (r->cpu_a.user + r->cpu_a.sys + r->cpu_b.user +
 		    r->cpu_b.sys) / (moved / 1e9) : 0);
+	}
+	if (r->spread_a || r->spread_b) {
+		cJSON *sp = cJSON_AddObjectToObject(end, "spread");
+
+		if (r->spread_a)
+			cJSON_AddItemToObject(sp, "a", cJSON_Duplicate(
+			    r->spread_a, 1));
+		if (r->spread_b)
+			cJSON_AddItemToObject(sp, "b", cJSON_Duplicate(
+			    r->spread_b, 1));
 	}
 	if (r->error[0])
 		cJSON_AddStringToObject(doc, "error", r->error);

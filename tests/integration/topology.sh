@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Topology facts and path spread on the dual-plane OSPF lab (each host has
+# a link to plane A and plane B and a loopback /32 as its cluster address,
+# so every peer has two equal-cost paths). 'hosts --facts' reports links,
+# routes with both next hops and FRR's OSPF neighbours, and finds nothing;
+# an 8-stream test uses both planes and the agents' counters prove it; a
+# single stream leaves one plane unused and says so; with h1's plane-A link
+# down, ecmp_single_path names h1 (and the peers that lost a path to it).
+. "$(dirname "$0")/lib.sh"
+need_lab
+command -v vtysh >/dev/null || skip "no FRR"
+lab_up ospf-dual --agents
+INV=$LST/lab.inv
+cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
+
+cf hosts --facts --json > "$T/f.json"
+assert_eq "$?" 0 "hosts --facts exit on a healthy fabric ($(jq -c .findings "$T/f.json"))"
+jq -e '.findings == [] and (.hosts | length) == 3 and all(.hosts[];
+	(.facts.links | map(select(.name == "pa" or .name == "pb")) | length) == 2 and
+	(.facts.links[] | select(.name == "pa") | .mtu == 9000 and .state == "up" and .counters.rx_bytes > 0) and
+	(.facts.frr.ospf_neighbors.neighbors | length) >= 2 and
+	.facts.sysctl.fib_multipath_hash_policy != null)' "$T/f.json" >/dev/null ||
+	fail "facts: $(jq -c '.hosts[0].facts | {links: [.links[].name], frr: (.frr | keys)}' "$T/f.json")"
+# The FIB entry for a peer's loopback: OSPF, one next hop per plane.
+jq -e '[.hosts[] | .name as $h | .facts.routes[] | select(.protocol == "ospf") |
+	(.nexthops | map(.dev) | sort) == ["pa", "pb"]] | length >= 6 and all' "$T/f.json" >/dev/null ||
+	fail "ECMP routes: $(jq -c '.hosts[0].facts.routes' "$T/f.json")"
+cf hosts --facts > "$T/f.txt"
+grep -q "2 paths to every peer" "$T/f.txt" || fail "summary: $(cat "$T/f.txt")"
+
+# Spread: 8 streams over both planes, each carrying a fair part.
+cf pair h1 h2 --net cluster -P 8 -t 3 --json > "$T/p8.json" || fail "pair -P 8"
+jq -e '.end.spread.a.tx | .paths == 2 and .unused == [] and all(.links[]; .share > 0.2)' \
+	"$T/p8.json" >/dev/null || fail "8-stream spread: $(jq -c .end.spread.a.tx "$T/p8.json")"
+jq -e '.end.spread.b.rx | .paths == 2 and all(.links[]; .share > 0.2)' \
+	"$T/p8.json" >/dev/null || fail "receiver's spread: $(jq -c .end.spread.b.rx "$T/p8.json")"
+note "8 streams: h1 sent $(jq -r '[.end.spread.a.tx.links[] | "\(.name) \(.share * 100 | floor)%"] | join(", ")' "$T/p8.json")"
+# One stream hashes onto one plane: the other is named unused.
+cf pair h1 h2 --net cluster -P 1 -t 2 --json > "$T/p1.json" || fail "pair -P 1"
+jq -e '.end.spread.a.tx.unused | length == 1' "$T/p1.json" >/dev/null ||
+	fail "1-stream spread: $(jq -c .end.spread.a.tx "$T/p1.json")"
+
+# A plane link down: h1 keeps one path.
+"$LAB" fault "$LP" add down:h1-pa 2>/dev/null || fail "fault add"
+one_path() { cf hosts --facts --json | jq -e '[.findings[] | select(.kind == "ecmp_single_path") | .hosts[0]] | index("h1") != null' ; }
+wait_until 15 one_path || fail "no ecmp_single_path for h1: $(cf hosts --facts --json | jq -c .findings)"
+cf hosts --facts --json > "$T/d.json"
+assert_eq "$?" 1 "hosts --facts exit with a path down"
+assert_eq "$(jq -r '[.findings[] | select(.kind == "ecmp_single_path" and .network == "cluster") | .hosts[0]] | sort | join(",")' "$T/d.json")" \
+	"h1,h2,h3" "hosts that lost a path"
+jq -e '.findings[] | select(.hosts[0] == "h1") | .evidence.paths == 1 and .evidence.expected_paths == 2' \
+	"$T/d.json" >/dev/null || fail "evidence"
+exit 0
