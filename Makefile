@@ -50,6 +50,7 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
 	coordinator/probecmd.c coordinator/rounds.c coordinator/findings.c \
 	coordinator/store.c coordinator/matrix.c coordinator/mreport.c \
+	coordinator/mrender.c \
 	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)

@@ -8,6 +8,7 @@
 #define CF_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "inventory.h"
@@ -16,6 +17,8 @@
 
 struct gopts {
 	int facts;		/* hosts --facts */
+	const char *db;		/* hosts --facts --db F --run R */
+	int64_t run;
 	const char *inventory;
 	const char *key;
 	int json;

@@ -24,7 +24,7 @@ matrix_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: cephfab -i INV matrix [--net public,cluster] "
-	    "[--tests bw,lat,mtu,ports] [-P N] [-t S]\n"
+	    "[--tests bw,lat,mtu,ports,facts] [-P N] [-t S]\n"
 	    "         [--mode pairwise,all-to-all,fanout] [--profile FILE] "
 	    "[--db FILE] "
 	    "[--resume RUN] [--max-per-rack N]\n"
@@ -32,7 +32,9 @@ matrix_usage(FILE *f)
 	    "       cephfab -i INV report RUN [--db FILE] [same outputs]\n"
 	    "  --net LIST      networks (default: both where the inventory has "
 	    "them)\n"
-	    "  --tests LIST    bw (throughput), lat, mtu, ports (default: all)\n"
+	    "  --tests LIST    bw (throughput), lat, mtu, ports, facts "
+	    "(links, bonds, routes,\n"
+	    "                  FRR: topology findings) (default: all)\n"
 	    "  -P N, -t S      streams each way and seconds per pair (default "
 	    "2, 5)\n"
 	    "  --profile F     acceptance thresholds (configs/profiles/*.conf)\n"
@@ -90,7 +92,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 	double d;
 
 	memset(&o, 0, sizeof(o));
-	o.tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS;
+	o.tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS | MT_FACTS;
 	o.modes = MM_PAIRWISE;
 	o.streams = 2;
 	o.secs = 5;
@@ -113,10 +115,12 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 				else if (strcmp(tok, "mtu") == 0) o.tests |= MT_MTU;
 				else if (strcmp(tok, "ports") == 0)
 					o.tests |= MT_PORTS;
+				else if (strcmp(tok, "facts") == 0)
+					o.tests |= MT_FACTS;
 				else {
 					fprintf(stderr, "cephfab: matrix: "
-					    "--tests: '%s' is not bw, lat, mtu "
-					    "or ports\n", tok);
+					    "--tests: '%s' is not bw, lat, mtu, "
+					    "ports or facts\n", tok);
 					return EXIT_USAGE;
 				}
 			}

@@ -407,6 +407,35 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 			ev_num(f, "rtt_loaded_p99_us", worst);
 		}
 	}
+	/* Spread: with enough streams for hashing to fill every path, a
+	 * path that carried nothing, or far less than its share, is the
+	 * hash (or a path) at fault. Few streams prove nothing: two
+	 * streams on two paths share one half the time. */
+	for (i = 0; v->spread_paths && i < n; i++) {
+		for (j = 0; j < n; j++) {
+			int pth = AT(v->spread_paths, i, j);
+			int st = AT(v->streams, i, j);
+			double mn = AT(v->spread_min, i, j);
+
+			if (i == j || pth < 2 || st < 4 * pth)
+				continue;
+			if (AT(v->spread_unused, i, j) == 0 && !(mn < 1 -
+			    p->imbalance_pct / 100))
+				continue;
+			f = add(out, "hash_imbalance", "warn", v, i, j, "check "
+			    "the hash policy (fib_multipath_hash_policy, "
+			    "xmit_hash_policy layer3+4) and that every path "
+			    "is up", "%s -> %s on the %s network: %d streams "
+			    "over %d paths, %d unused, the least used carried "
+			    "%.0f %% of its fair share", v->names[i],
+			    v->names[j], v->net, st, pth,
+			    AT(v->spread_unused, i, j), isfinite(mn) ? mn *
+			    100 : 0);
+			ev_num(f, "paths", pth);
+			ev_num(f, "streams", st);
+			ev_num(f, "least_share_of_fair", mn);
+		}
+	}
 	/* MTU, ports and egress, per direction. */
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n; j++) {
@@ -467,6 +496,7 @@ profile_defaults(struct profile *p)
 	p->max_p99_us = 2000;
 	p->latency_k = 5;
 	p->asym_pct = 30;
+	p->imbalance_pct = 50;
 	p->required_mtu = 0;
 }
 
@@ -515,6 +545,8 @@ prof_pair(void *u, const char *key, const char *val, int line, char *err)
 		return prof_num(key, val, 0.001, 10000, &p->line_gbps, err);
 	if (strcmp(key, "min_bandwidth_pct") == 0)
 		return prof_num(key, val, 1, 100, &p->min_pct, err);
+	if (strcmp(key, "max_imbalance_pct") == 0)
+		return prof_num(key, val, 1, 100, &p->imbalance_pct, err);
 	if (strcmp(key, "min_load_pct") == 0)
 		return prof_num(key, val, 1, 100, &p->load_pct, err);
 	if (strcmp(key, "max_retransmits_per_gb") == 0)

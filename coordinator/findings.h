@@ -20,6 +20,7 @@ struct profile {
 	double max_p99_us;	/* RTT p99 */
 	double latency_k;	/* or k x the fabric's median p99 */
 	double asym_pct;	/* A->B vs B->A */
+	double imbalance_pct;	/* a path's share off its fair share */
 	double load_pct;	/* all-to-all / fanout: a host's aggregate
 				   below this % of line rate; 0 = min_pct */
 	uint32_t required_mtu;
@@ -43,6 +44,11 @@ struct mview {
 	const char *const *lost_why;
 	const int *ports_bad;		/* ports not open */
 	const char *const *ports_what;
+	/* Spread (bandwidth cells): the sender's paths (ECMP next hops or
+	 * bond members), how many carried nothing, the lowest share times
+	 * the paths (1 = fair), the streams per direction. May be NULL. */
+	const int *spread_paths, *spread_unused, *streams;
+	const double *spread_min;
 	const int *wrong_egress;
 	const char *const *egress_what;
 };

@@ -5,6 +5,7 @@
 #include "msg.h"
 #include "out.h"
 #include "pj.h"
+#include "store.h"
 #include "topo.h"
 
 #include <stdio.h>
@@ -248,7 +249,7 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 	cJSON_AddStringToObject(doc, "command", "hosts");
 	cJSON_AddStringToObject(doc, "inventory", inv->path);
 	arr = cJSON_AddArrayToObject(doc, "hosts");
-	if (!o->json)
+	if (!o->json && !o->db)
 		printf("%-16s %-22s %-8s %-5s %-8s %-16s %s\n", "HOST", "AGENT",
 		    "VERSION", "PROTO", "UPTIME", "STATE", "ADDRESSES");
 	for (i = 0; i < run->n; i++) {
@@ -313,7 +314,7 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 			cJSON_AddItemToObject(h, "facts", cJSON_Duplicate(
 			    p->facts, 1));
 		cJSON_AddItemToArray(arr, h);
-		if (!o->json)
+		if (!o->json && !o->db)
 			printf("%-16s %-22s %-8s %-5s %-8s %-16s %s%s%s\n",
 			    p->host->name, ep,
 			    p->version[0] ? p->version : "-",
@@ -323,6 +324,33 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 			    "-", hstate_names[p->state],
 			    p->status ? pl : p->detail,
 			    p->status ? "  " : "", p->status ? cl : "");
+	}
+	if (o->facts && o->db) {
+		/* For the matrix: the facts into its run, nothing else. */
+		struct store st;
+		char err[CF_ERRLEN];
+		int stored = 0;
+
+		if (store_open(&st, o->db, err) == -1 || store_begin(&st) ==
+		    -1) {
+			fprintf(stderr, "cephfab: hosts: %s\n", err);
+			cJSON_Delete(doc);
+			return EXIT_RUNTIME;
+		}
+		for (i = 0; i < run->n; i++)
+			if (run->probes[i].facts && !cJSON_GetObjectItem(
+			    run->probes[i].facts, "error") &&
+			    store_add_cell(&st, o->run, "host",
+			    run->probes[i].host->name,
+			    run->probes[i].host->name, "facts", "ok",
+			    run->probes[i].facts, err) == 1)
+				stored++;
+		if (store_commit(&st, err) == -1)
+			fprintf(stderr, "cephfab: hosts: %s\n", err);
+		store_close(&st);
+		printf("{\"facts_stored\": %d}\n", stored);
+		cJSON_Delete(doc);
+		return stored ? EXIT_PASS : EXIT_PROBLEMS;
 	}
 	if (o->facts) {
 		/* The paths: per host and across hosts (topo.h). */

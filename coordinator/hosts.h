@@ -6,6 +6,7 @@
 #define CF_HOSTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "auth.h"
 #include "inventory.h"
@@ -14,6 +15,10 @@ struct hosts_opts {
 	int json;
 	double timeout;		/* per agent: connect + handshake + reply */
 	bool facts;		/* also FACTS: links, bonds, routes, FRR */
+	/* The matrix: each host's facts stored as a cell of run in db
+	 * (network "host", test "facts") as it arrives. */
+	const char *db;
+	int64_t run;
 };
 
 /* hosts_run returns EXIT_PASS when every host is ok, EXIT_PROBLEMS when

@@ -166,6 +166,15 @@ cmd_hosts(const struct gopts *g, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.json = g->json;
 	o.facts = g->facts;
+	o.db = g->db;
+	o.run = g->run;
+	if ((o.db != NULL) != (o.run != 0) || (o.db && !o.facts)) {
+		fprintf(stderr, "cephfab: hosts: --db and --run go together, "
+		    "with --facts\n");
+		OPENSSL_cleanse(&key, sizeof(key));
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
 	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
 	rc = hosts_run(&inv, &key, &o);
 	OPENSSL_cleanse(&key, sizeof(key));
@@ -185,6 +194,8 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "facts", no_argument, NULL, 'F' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "run", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct gopts g;
@@ -269,6 +280,15 @@ main(int argc, char **argv)
 			break;
 		case 'v': g.verbose = 1; log_init("cephfab", 1, 1); break;
 		case 'F': g.facts = 1; break;
+		case 'D': g.db = optarg; break;
+		case 'R':
+			g.run = strtoll(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || g.run < 1) {
+				fprintf(stderr, "cephfab: --run: '%s' is not a "
+				    "run id\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;

@@ -22,14 +22,15 @@
 #include <ev.h>
 
 /* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (mload.h); 6
- * the latency mesh again during a load. */
+ * the latency mesh again during a load; 7 every host's facts (one job). */
 static const char *test_names[] = { "bw", "lat", "mtu", "ports", "a2a",
-    "fanout", "lat_load" };
-#define NTESTS 7
+    "fanout", "lat_load", "facts" };
+#define NTESTS 8
 #define T_BW 0
 #define T_A2A 4
 #define T_FANOUT 5
 #define T_LATLOAD 6
+#define T_FACTS 7
 
 /* is_tput: a throughput cell, which a round runs all at once. */
 static bool
@@ -44,6 +45,8 @@ struct job {
 	int a, b;
 	bool retest;
 	bool mesh;			/* the whole network's latency at once */
+	bool whole;			/* one job for all hosts (mesh, facts):
+					   the child stores its cells */
 	pid_t pid;
 	int fd;
 	ev_io rw;
@@ -136,7 +139,7 @@ stored_index(struct mrun *m)
 		    pj_get_str(c, "dst", 0, 64, &d, err) == -1 ||
 		    pj_get_str(c, "test", 0, 16, &t, err) == -1)
 			continue;
-		net = strcmp(nn, "cluster") == 0;
+		net = strcmp(nn, "cluster") == 0;	/* "host": 0 */
 		for (test = 0; test < NTESTS && strcmp(test_names[test], t);
 		    test++)
 			;
@@ -186,7 +189,8 @@ enqueue_mesh(struct mrun *m, int net, int test)
 		for (b = a + 1; b < m->n; b++)
 			if (!stored(m, net, test, a, b)) {
 				if (enqueue(m, net, test, -1, -1, true) == 0)
-					m->queue[m->nq - 1]->mesh = true;
+					m->queue[m->nq - 1]->mesh =
+					    m->queue[m->nq - 1]->whole = true;
 				return;
 			}
 }
@@ -208,6 +212,17 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 	snprintf(bufs[0], 32, "%.1f", o->timeout);
 	argv[k++] = "-t";
 	argv[k++] = bufs[0];
+	if (j->test == T_FACTS) {
+		snprintf(bufs[3], 32, "%lld", (long long)j->m->run);
+		argv[k++] = "hosts";
+		argv[k++] = "--facts";
+		argv[k++] = "--db";
+		argv[k++] = (char *)o->db;
+		argv[k++] = "--run";
+		argv[k++] = bufs[3];
+		argv[k] = NULL;
+		return;
+	}
 	if (j->mesh) {
 		int n = j->m->n;
 
@@ -370,6 +385,19 @@ job_finish(struct job *j)
 
 	if (j->out)
 		data = cJSON_ParseWithLength(j->out, j->len);
+	if (j->test == T_FACTS) {
+		/* The child stored what it got; a host without facts
+		 * is simply without topology findings. */
+		if (data == NULL && !m->interrupted)
+			log_warnx("facts: the hosts command failed");
+		cJSON_Delete(data);
+		free(j->out);
+		j->out = NULL;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
 	if (j->mesh) {
 		mesh_done(m, j, data);
 		cJSON_Delete(data);
@@ -652,6 +680,15 @@ plan(struct mrun *m)
 			continue;
 		if ((o->tests & MT_LAT) && mesh)
 			enqueue_mesh(m, net, 1);
+		/* Once, with the first network: facts are per host. */
+		if ((o->tests & MT_FACTS) && net == (o->nets & 1 ? 0 : 1)) {
+			for (a = 0; a < m->n && stored(m, 0, T_FACTS, a, a);
+			    a++)
+				;
+			if (a < m->n && enqueue(m, 0, T_FACTS, -1, -1,
+			    true) == 0)
+				m->queue[m->nq - 1]->whole = true;
+		}
 		for (a = 0; a < m->n; a++) {
 			for (b = 0; b < m->n; b++) {
 				if (a == b)

@@ -16,7 +16,7 @@
 #include "findings.h"
 #include "inventory.h"
 
-enum { MT_BW = 1, MT_LAT = 2, MT_MTU = 4, MT_PORTS = 8 };
+enum { MT_BW = 1, MT_LAT = 2, MT_MTU = 4, MT_PORTS = 8, MT_FACTS = 16 };
 /* Above this many hosts the latency phase runs as one 'mesh' per network
  * (mesh.h) instead of one exchange per pair. */
 #define MATRIX_MESH_HOSTS 16

@@ -7,6 +7,7 @@
 #include "mload.h"
 #include "pj.h"
 #include "store.h"
+#include "topo.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,9 @@
 struct cellv {
 	double gbps, rpg, p50, p99, mconf, mpath;
 	double lp99;			/* RTT p99 under load */
+	double smin;			/* lowest path share x paths (1 =
+					   fair), NAN when one path */
+	int spaths, sunused, streams;
 	int lost, pbad, egress, skipped;
 	/* Owned strings, NULL when unset: a 256-host grid of fixed
 	 * buffers would be 50 MB per network. */
@@ -124,8 +128,34 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 		return;
 	}
 	if (strcmp(t, "bw") == 0 && pj_get_obj(data, "end", &x, err) == 0) {
+		double streams = 0;
+		const cJSON *o2;
+
+		if (pj_get_obj(data, "start", &o2, err) == 0 &&
+		    pj_get_obj(o2, "options", &o2, err) == 0)
+			pj_get_double(o2, "streams", 0, 1e6, &streams, err);
 		for (k = 0; k < 2; k++) {
 			struct cellv *cv = k ? &g[b * n + a] : &g[a * n + b];
+			const cJSON *sp, *l;
+
+			/* What the sender's paths carried (spread.c). */
+			if (pj_get_obj(x, "spread", &sp, err) == 0 &&
+			    pj_get_obj(sp, k ? "b" : "a", &sp, err) == 0 &&
+			    pj_get_obj(sp, "tx", &sp, err) == 0) {
+				double paths = 0, sh;
+
+				pj_get_double(sp, "paths", 0, 64, &paths, err);
+				cv->spaths = (int)paths;
+				cv->streams = (int)streams;
+				cv->sunused = cJSON_GetArraySize(
+				    cJSON_GetObjectItem(sp, "unused"));
+				cJSON_ArrayForEach(l, cJSON_GetObjectItem(sp,
+				    "links"))
+					if (paths >= 2 && pj_get_double(l,
+					    "share", 0, 1, &sh, err) == 0 &&
+					    !(sh * paths >= cv->smin))
+						cv->smin = sh * paths;
+			}
 
 			if (pj_get_obj(x, k ? "sum_reverse" : "sum", &y,
 			    err) == -1)
@@ -321,6 +351,24 @@ num_or_null(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+static void
+facts_cb(const cJSON *c, void *arg)
+{
+	cJSON *h = cJSON_CreateObject();
+	char err[CF_ERRLEN];
+	const char *name;
+	const cJSON *data;
+
+	if (pj_get_str(c, "src", 1, 64, &name, err) == -1 ||
+	    pj_get_obj(c, "data", &data, err) == -1) {
+		cJSON_Delete(h);
+		return;
+	}
+	cJSON_AddStringToObject(h, "name", name);
+	cJSON_AddItemToObject(h, "facts", cJSON_Duplicate(data, 1));
+	cJSON_AddItemToArray(arg, h);
+}
+
 struct fold_acc {
 	struct cellv *g;
 	struct inv_host **h;
@@ -381,7 +429,7 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		const char *nn = net ? "cluster" : "public";
 		struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
 		double *bw = malloc(sizeof(double) * (size_t)(n * n) * 7);
-		int *ints = calloc((size_t)(n * n) * 3, sizeof(int));
+		int *ints = calloc((size_t)(n * n) * 6, sizeof(int));
 		const char **strs = calloc((size_t)(n * n) * 3, sizeof(char *));
 		const char **names = calloc((size_t)n, sizeof(char *));
 		int *rack = calloc((size_t)n, sizeof(int));
@@ -392,6 +440,7 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		for (k = 0; k < n * n; k++) {
 			g[k].gbps = g[k].rpg = g[k].p50 = g[k].p99 = NAN;
 			g[k].mconf = g[k].mpath = g[k].lp99 = NAN;
+			g[k].smin = NAN;
 		}
 		store_each(st, run, nn, NULL, fold_cb, &F);
 		if (!F.any) {
@@ -416,6 +465,10 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 			bw[3 * n * n + k] = g[k].mconf;
 			bw[4 * n * n + k] = g[k].mpath;
 			bw[5 * n * n + k] = g[k].lp99;
+			bw[6 * n * n + k] = g[k].smin;
+			ints[3 * n * n + k] = g[k].spaths;
+			ints[4 * n * n + k] = g[k].sunused;
+			ints[5 * n * n + k] = g[k].streams;
 			ints[k] = g[k].lost;
 			ints[n * n + k] = g[k].pbad;
 			ints[2 * n * n + k] = g[k].egress;
@@ -470,6 +523,10 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		v.mtu_conf = bw + 3 * n * n;
 		v.mtu_path = bw + 4 * n * n;
 		v.p99_loaded = bw + 5 * n * n;
+		v.spread_min = bw + 6 * n * n;
+		v.spread_paths = ints + 3 * n * n;
+		v.spread_unused = ints + 4 * n * n;
+		v.streams = ints + 5 * n * n;
 		v.lost = ints;
 		v.lost_why = strs;
 		v.ports_bad = ints + n * n;
@@ -482,6 +539,19 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		grid_free(g, n);
 		free(bw); free(ints); free(strs); free(names);
 		free(rack);
+	}
+	{
+		/* The hosts' facts (--tests facts): topology findings and
+		 * the paths summary beside the numbers. */
+		cJSON *fh = cJSON_CreateArray();
+
+		store_each(st, run, "host", "facts", facts_cb, fh);
+		if (cJSON_GetArraySize(fh) > 0) {
+			*errors += topo_findings(inv, fh, &o->prof, fs);
+			cJSON_AddItemToObject(doc, "topology",
+			    topo_summary(inv, fh));
+		}
+		cJSON_Delete(fh);
 	}
 	cJSON_AddStringToObject(doc, "verdict", *errors ? "fail" : "pass");
 	free(h);
@@ -690,6 +760,22 @@ mreport_terminal(const cJSON *doc, bool color)
 			mload_terminal(ld, net->string, color);
 		free(idx);
 	}
+	if (cJSON_GetObjectItem(doc, "topology")) {
+		const cJSON *t;
+
+		printf("paths:\n");
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(doc, "topology")) {
+			const char *hn = "?", *pu = "", *cl = "", *fr = "";
+
+			pj_get_str(t, "host", 0, 64, &hn, err);
+			pj_opt_str(t, "public", 0, 256, "", &pu, err);
+			pj_opt_str(t, "cluster", 0, 256, "", &cl, err);
+			pj_opt_str(t, "frr", 0, 256, "", &fr, err);
+			printf("  %-10.10s public: %s; cluster: %s%s%s\n", hn,
+			    pu, cl, fr[0] ? "; " : "", fr);
+		}
+		printf("\n");
+	}
 	f = cJSON_GetObjectItem(doc, "findings");
 	if (cJSON_GetArraySize(f) == 0)
 		printf("no findings\n");
@@ -707,329 +793,4 @@ mreport_terminal(const cJSON *doc, bool color)
 	}
 	printf("verdict: %s\n", dstr(doc, "verdict"));
 	fflush(stdout);
-}
-
-/* --- files ----------------------------------------------------------- */
-
-int
-mreport_html(const cJSON *doc, const char *path, char *err)
-{
-	FILE *f = fopen(path, "w");
-	char *json;
-	const char *p;
-
-	if (f == NULL) {
-		snprintf(err, CF_ERRLEN, "%s: cannot write", path);
-		return -1;
-	}
-	json = cJSON_PrintUnformatted(doc);
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-	    "<title>cephfab matrix</title><style>\n"
-	    "body{font:14px sans-serif;margin:2em;color:#222}"
-	    "table{border-collapse:collapse;margin:1em 0}"
-	    "td,th{border:1px solid #ccc;padding:4px 6px;text-align:right;"
-	    "min-width:3.5em}th{background:#eee}"
-	    "td.bad{background:#f4a7a7}td.near{background:#f7e08a}"
-	    "td.ok{background:#a8e0a0}td.lost{background:#d7b5e8}"
-	    "td.self{background:#fafafa}td.hl{outline:3px solid #000}"
-	    ".f-error{color:#b00}.f-warn{color:#a60}"
-	    "button{margin-right:.5em}</style></head><body>\n"
-	    "<h1>cephfab matrix</h1><p id=\"meta\"></p>"
-	    "<div id=\"metrics\"></div><div id=\"grids\"></div>"
-	    "<h2>Findings</h2><ol id=\"findings\"></ol>"
-	    "<p id=\"verdict\"></p>\n<script>\n", f);
-	/* The data, inline: the file is self-contained, nothing is
-	 * fetched. '</' is split so the JSON cannot end the script. */
-	fputs("const D=", f);
-	for (p = json ? json : "{}"; *p; p++) {
-		if (p[0] == '<' && p[1] == '/')
-			fputs("<\\", f);
-		else
-			fputc(*p, f);
-	}
-	fputs(";\n"
-	    "const M={gbps:'Gbit/s',retrans_per_gb:'retransmits/GB',"
-	    "rtt_p99_us:'RTT p99 (us)',path_mtu:'path MTU'};\n"
-	    "let metric='gbps';\n"
-	    "function cls(c){if(c.state==='lost')return 'lost';"
-	    "if(c.state==='skipped')return 'bad';"
-	    "const v=c[metric];if(v===null)return '';"
-	    "if(metric==='gbps')return v<D.floor_gbps?'bad':"
-	    "v<D.floor_gbps*1.15?'near':'ok';"
-	    "if(metric==='path_mtu')return c.configured_mtu!==null&&"
-	    "v<c.configured_mtu?'bad':'ok';return '';}\n"
-	    "function draw(){const g=document.getElementById('grids');"
-	    "g.innerHTML='';const H=D.hosts.map(h=>h.name);"
-	    "for(const [net,nd] of Object.entries(D.networks)){"
-	    "const h2=document.createElement('h2');h2.textContent=net+' network: '"
-	    "+M[metric];g.appendChild(h2);const t=document.createElement('table');"
-	    "t.className='grid';t.dataset.net=net;"
-	    "let r=t.insertRow();r.appendChild(document.createElement('th'));"
-	    "for(const h of H){const th=document.createElement('th');"
-	    "th.textContent=h;r.appendChild(th);}"
-	    "for(const s of H){r=t.insertRow();const th=document.createElement('th');"
-	    "th.textContent=s;r.appendChild(th);for(const d of H){"
-	    "const td=r.insertCell();td.className='cell';"
-	    "if(s===d){td.className+=' self';td.textContent='-';continue;}"
-	    "const c=nd.cells.find(c=>c.src===s&&c.dst===d);"
-	    "td.id='c-'+net+'-'+s+'-'+d;if(!c)continue;td.className+=' '+cls(c);"
-	    "const v=c[metric];td.textContent=c.state==='lost'?'lost':"
-	    "c.state==='skipped'?'mtu!':v===null?'?':(metric==='gbps'?v.toFixed(2):Math.round(v));"
-	    "td.title=s+' \\u2192 '+d+'\\n'+Object.entries(c).map(([k,x])=>"
-	    "k+': '+x).join('\\n');}}g.appendChild(t);}}\n"
-	    "function init(){document.getElementById('meta').textContent="
-	    "'run '+D.run+', inventory '+D.inventory+', profile '+D.profile+"
-	    "', floor '+D.floor_gbps+' Gbit/s';"
-	    "const m=document.getElementById('metrics');"
-	    "for(const k of Object.keys(M)){const b=document.createElement('button');"
-	    "b.textContent=M[k];b.onclick=()=>{metric=k;draw();};m.appendChild(b);}"
-	    "draw();const ol=document.getElementById('findings');"
-	    "for(const f of D.findings){const li=document.createElement('li');"
-	    "li.className='finding f-'+f.severity;li.textContent=f.severity+' '+"
-	    "f.kind+': '+f.summary+' \\u2014 '+f.hint;"
-	    "li.onmouseover=()=>{document.querySelectorAll('td.hl').forEach("
-	    "e=>e.classList.remove('hl'));const [a,b]=f.hosts;"
-	    "for(const id of ['c-'+f.network+'-'+a+'-'+b,'c-'+f.network+'-'+b+"
-	    "'-'+a]){const e=document.getElementById(id);if(e)e.classList.add("
-	    "'hl');}};ol.appendChild(li);}"
-	    "if(!D.findings.length){const li=document.createElement('li');"
-	    "li.textContent='no findings';ol.appendChild(li);}"
-	    "document.getElementById('verdict').textContent='verdict: '+D.verdict;}\n"
-	    "init();\n</script></body></html>\n", f);
-	free(json);
-	if (fclose(f) != 0) {
-		snprintf(err, CF_ERRLEN, "%s: write error", path);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-xml_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
-int
-mreport_junit(const cJSON *doc, const char *path, char *err)
-{
-	static const char *checks[] = { "bandwidth", "latency", "mtu",
-	    "ports", "egress" };
-	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
-	const cJSON *fs = cJSON_GetObjectItem(doc, "findings"), *f;
-	FILE *fp = fopen(path, "w");
-	char e2[CF_ERRLEN];
-	int k;
-
-	if (fp == NULL) {
-		snprintf(err, CF_ERRLEN, "%s: cannot write", path);
-		return -1;
-	}
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
-	    "name=\"cephfab matrix\">\n", fp);
-	cJSON_ArrayForEach(net, nets) {
-		fprintf(fp, "  <testsuite name=\"%s\">\n", net->string);
-		cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells")) {
-			const char *s, *d;
-
-			if (pj_get_str(c, "src", 0, 64, &s, e2) == -1 ||
-			    pj_get_str(c, "dst", 0, 64, &d, e2) == -1)
-				continue;
-			for (k = 0; k < 5; k++) {
-				fprintf(fp, "    <testcase classname=\"%s.%s\" "
-				    "name=\"%s -&gt; %s\">", net->string,
-				    checks[k], s, d);
-				cJSON_ArrayForEach(f, fs) {
-					const char *fk, *fn, *sum, *sev;
-					const cJSON *hs;
-					bool mine;
-
-					if (pj_get_str(f, "kind", 0, 32, &fk,
-					    e2) == -1 || pj_get_str(f,
-					    "network", 0, 16, &fn, e2) == -1 ||
-					    pj_get_str(f, "summary", 0, 1024,
-					    &sum, e2) == -1 || pj_get_str(f,
-					    "severity", 0, 8, &sev, e2) == -1 ||
-					    strcmp(fn, net->string) != 0 ||
-					    strcmp(sev, "error") != 0)
-						continue;
-					hs = cJSON_GetObjectItem(f, "hosts");
-					mine = false;
-					{
-						const cJSON *x;
-						int hit = 0, cnt = 0;
-
-						cJSON_ArrayForEach(x, hs) {
-							cnt++;
-							if (cJSON_IsString(x) &&
-							    (!strcmp(x->
-							    valuestring, s) ||
-							    !strcmp(x->
-							    valuestring, d)))
-								hit++;
-						}
-						mine = hit == cnt || (cnt == 1 &&
-						    hit == 1);
-					}
-					if (!mine || (k == 0 && !strstr(
-					    "slow_pair slow_host rack_uplink "
-					    "lossy_pair unreachable", fk)) ||
-					    (k == 1 && strcmp(fk,
-					    "high_latency")) || (k == 2 &&
-					    strcmp(fk, "mtu_blackhole")) ||
-					    (k == 3 && strcmp(fk,
-					    "port_blocked")) || (k == 4 &&
-					    strcmp(fk, "wrong_egress")))
-						continue;
-					fprintf(fp, "<failure type=\"%s\" "
-					    "message=\"", fk);
-					xml_esc(fp, sum);
-					fputs("\"/>", fp);
-				}
-				fputs("</testcase>\n", fp);
-			}
-		}
-		fputs("  </testsuite>\n", fp);
-	}
-	fputs("</testsuites>\n", fp);
-	if (fclose(fp) != 0) {
-		snprintf(err, CF_ERRLEN, "%s: write error", path);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-prom_label(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n') {
-			fputs("\\n", f);
-			continue;
-		}
-		fputc(*s, f);
-	}
-}
-
-int
-mreport_prom(const cJSON *doc, const char *path, char *err)
-{
-	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
-	const cJSON *f;
-	char e2[CF_ERRLEN], tmp[4200];
-	FILE *fp;
-	int pass;
-	static const struct { const char *name, *field, *help; double mul; }
-	    m[] = {
-		{ "cephfab_pair_bandwidth_bits_per_second", "gbps",
-		    "Throughput from src to dst measured by cephfab matrix.",
-		    1e9 },
-		{ "cephfab_pair_retransmits_per_gigabyte", "retrans_per_gb",
-		    "TCP retransmits per GB sent from src to dst.", 1 },
-	};
-	int k;
-
-	/* Written next to the target and renamed: the textfile collector
-	 * never reads half a file. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "w");
-	if (fp == NULL) {
-		snprintf(err, CF_ERRLEN, "%s: cannot write", tmp);
-		return -1;
-	}
-	for (k = 0; k < 2; k++) {
-		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name,
-		    m[k].help, m[k].name);
-		cJSON_ArrayForEach(net, nets) {
-			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
-			    "cells")) {
-				const char *s, *d;
-				double v;
-
-				if (pj_get_str(c, "src", 0, 64, &s, e2) == -1 ||
-				    pj_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
-				    pj_get_double(c, m[k].field, 0, 1e15, &v,
-				    e2) == -1)
-					continue;
-				fprintf(fp, "%s{src=\"", m[k].name);
-				prom_label(fp, s);
-				fputs("\",dst=\"", fp);
-				prom_label(fp, d);
-				fprintf(fp, "\",network=\"%s\"} %.6g\n",
-				    net->string, v * m[k].mul);
-			}
-		}
-	}
-	fputs("# HELP cephfab_pair_rtt_seconds Round-trip time quantiles of "
-	    "2000-byte UDP probes.\n# TYPE cephfab_pair_rtt_seconds gauge\n",
-	    fp);
-	for (pass = 0; pass < 2; pass++) {
-		cJSON_ArrayForEach(net, nets) {
-			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
-			    "cells")) {
-				const char *s, *d;
-				double v;
-
-				if (pj_get_str(c, "src", 0, 64, &s, e2) == -1 ||
-				    pj_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
-				    pj_get_double(c, pass ? "rtt_p99_us" :
-				    "rtt_p50_us", 0, 1e12, &v, e2) == -1)
-					continue;
-				fputs("cephfab_pair_rtt_seconds{src=\"", fp);
-				prom_label(fp, s);
-				fputs("\",dst=\"", fp);
-				prom_label(fp, d);
-				fprintf(fp, "\",network=\"%s\",quantile=\"%s\"} "
-				    "%.9f\n", net->string, pass ? "0.99" : "0.5",
-				    v / 1e6);
-			}
-		}
-	}
-	fputs("# HELP cephfab_findings Findings of the last matrix run by kind "
-	    "and severity.\n# TYPE cephfab_findings gauge\n", fp);
-	{
-		static const char *kinds[] = { "unreachable", "slow_host",
-		    "slow_pair", "lossy_pair", "high_latency", "asymmetric",
-		    "mtu_blackhole", "port_blocked", "wrong_egress",
-		    "rack_uplink" };
-		size_t i;
-
-		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-			int cnt = 0;
-			const char *sev = "error";
-
-			cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc,
-			    "findings")) {
-				const char *kk;
-
-				if (pj_get_str(f, "kind", 0, 32, &kk, e2) == 0 &&
-				    strcmp(kk, kinds[i]) == 0) {
-					cnt++;
-					pj_get_str(f, "severity", 0, 8, &sev,
-					    e2);
-				}
-			}
-			if (strcmp(kinds[i], "high_latency") == 0 ||
-			    strcmp(kinds[i], "asymmetric") == 0)
-				sev = "warn";
-			fprintf(fp, "cephfab_findings{kind=\"%s\",severity=\"%s\"}"
-			    " %d\n", kinds[i], sev, cnt);
-		}
-	}
-	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
-		snprintf(err, CF_ERRLEN, "%s: write error", path);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
 }

@@ -631,11 +631,24 @@ topo_summary(const struct inventory *inv, const cJSON *hosts)
 		if (topo_frr(cJSON_GetObjectItem(facts, "frr"), &s, err) == 0 &&
 		    s.available) {
 			char fl[128];
+			size_t off = 0;
 
-			snprintf(fl, sizeof(fl), "OSPF %d/%d Full, BGP %d/%d "
-			    "Established, BFD %d/%d up", s.ospf_full,
-			    s.ospf_total, s.bgp_established, s.bgp_total,
-			    s.bfd_up, s.bfd_total);
+			/* Only what runs: a host without BGP has no BGP. */
+			fl[0] = '\0';
+			if (s.ospf_total)
+				off += (size_t)snprintf(fl + off, sizeof(fl) -
+				    off, "OSPF %d/%d Full", s.ospf_full,
+				    s.ospf_total);
+			if (s.bgp_total)
+				off += (size_t)snprintf(fl + off, sizeof(fl) -
+				    off, "%sBGP %d/%d Established", off ?
+				    ", " : "", s.bgp_established, s.bgp_total);
+			if (s.bfd_total)
+				snprintf(fl + off, sizeof(fl) - off, "%sBFD "
+				    "%d/%d up", off ? ", " : "", s.bfd_up,
+				    s.bfd_total);
+			if (fl[0] == '\0')
+				snprintf(fl, sizeof(fl), "no sessions");
 			cJSON_AddStringToObject(o, "frr", fl);
 		}
 		cJSON_AddItemToArray(arr, o);

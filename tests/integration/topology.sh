@@ -40,6 +40,14 @@ cf pair h1 h2 --net cluster -P 1 -t 2 --json > "$T/p1.json" || fail "pair -P 1"
 jq -e '.end.spread.a.tx.unused | length == 1' "$T/p1.json" >/dev/null ||
 	fail "1-stream spread: $(jq -c .end.spread.a.tx "$T/p1.json")"
 
+# The matrix with facts: the paths beside the numbers, and nothing found.
+cf matrix --net cluster --tests bw,facts -P 8 -t 2 --profile "$TOP/configs/profiles/lab.conf" \
+	--db "$T/m.db" --json "$T/m.json" > /dev/null 2>&1
+assert_eq "$?" 0 "matrix with facts ($(jq -c .findings "$T/m.json"))"
+jq -e '(.topology | length) == 3 and all(.topology[]; .cluster | test("2 paths to every peer"))' \
+	"$T/m.json" >/dev/null || fail "matrix topology: $(jq -c .topology "$T/m.json")"
+assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where test = 'facts'")" 3 "facts cells"
+
 # A plane link down: h1 keeps one path.
 "$LAB" fault "$LP" add down:h1-pa 2>/dev/null || fail "fault add"
 one_path() { cf hosts --facts --json | jq -e '[.findings[] | select(.kind == "ecmp_single_path") | .hosts[0]] | index("h1") != null' ; }
@@ -50,4 +58,10 @@ assert_eq "$(jq -r '[.findings[] | select(.kind == "ecmp_single_path" and .netwo
 	"h1,h2,h3" "hosts that lost a path"
 jq -e '.findings[] | select(.hosts[0] == "h1") | .evidence.paths == 1 and .evidence.expected_paths == 2' \
 	"$T/d.json" >/dev/null || fail "evidence"
+# The matrix says the same, and fails.
+cf matrix --net cluster --tests bw,facts -P 8 -t 2 --profile "$TOP/configs/profiles/lab.conf" \
+	--db "$T/m.db" --json "$T/md.json" > /dev/null 2>&1
+assert_eq "$?" 1 "matrix exit with a path down"
+jq -e '[.findings[] | select(.kind == "ecmp_single_path") | .hosts[0]] | index("h1") != null' \
+	"$T/md.json" >/dev/null || fail "matrix findings: $(jq -c .findings "$T/md.json")"
 exit 0

@@ -269,6 +269,54 @@ test_latency_under_load(void **state)
 	cJSON_Delete(out);
 }
 
+/* A path left unused by 8 streams is a finding; by 2 streams over 2
+ * paths it is chance, not a finding. */
+static void
+test_hash_imbalance(void **state)
+{
+	int paths[N * N], unused[N * N], streams[N * N], e;
+	double mn[N * N];
+	struct mview v;
+	cJSON *out;
+	int i;
+
+	(void)state;
+	setup(NULL);
+	for (i = 0; i < N * N; i++) {
+		paths[i] = 2;
+		unused[i] = 0;
+		streams[i] = 8;
+		mn[i] = 0.9;
+	}
+	unused[0 * N + 3] = 1;
+	mn[0 * N + 3] = 0;
+	v = view();
+	v.spread_paths = paths;
+	v.spread_unused = unused;
+	v.streams = streams;
+	v.spread_min = mn;
+	out = cJSON_CreateArray();
+	e = findings_compute(&v, &prof, out);
+	expect_one(out, "hash_imbalance", "h1", "h4");
+	assert_int_equal(e, 0);
+	cJSON_Delete(out);
+	for (i = 0; i < N * N; i++)
+		streams[i] = 2;
+	out = cJSON_CreateArray();
+	findings_compute(&v, &prof, out);
+	assert_int_equal(cJSON_GetArraySize(out), 0);
+	cJSON_Delete(out);
+	/* Off its share by more than the limit (50 %): 8 streams 7/1. */
+	for (i = 0; i < N * N; i++)
+		streams[i] = 8;
+	unused[0 * N + 3] = 0;
+	mn[0 * N + 3] = 0.25;
+	out = cJSON_CreateArray();
+	findings_compute(&v, &prof, out);
+	expect_one(out, "hash_imbalance", "h1", "h4");
+	cJSON_Delete(out);
+}
+
 int
 main(void)
 {
@@ -281,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_latency_and_asymmetry),
 		cmocka_unit_test(test_latency_fabric_wide),
 		cmocka_unit_test(test_latency_under_load),
+		cmocka_unit_test(test_hash_imbalance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
