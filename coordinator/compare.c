@@ -8,6 +8,7 @@
 #include "out.h"
 #include "pj.h"
 #include "store.h"
+#include "topo.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 struct cpair {
 	char key[140];		/* "src->dst" */
 	double gbps, rpg, p50, p99;
+	int paths, unused;	/* the sender's spread (bandwidth) */
 };
 
 struct cset {
@@ -47,6 +49,22 @@ cset_get(struct cset *s, const char *src, const char *dst)
 }
 
 /* cset_fill reads one network's bandwidth and latency cells of a run. */
+static void
+spread_of(const cJSON *end, int k, struct cpair *p)
+{
+	const cJSON *sp;
+	char err[CF_ERRLEN];
+	double v;
+
+	if (pj_get_obj(end, "spread", &sp, err) == -1 ||
+	    pj_get_obj(sp, k ? "b" : "a", &sp, err) == -1 ||
+	    pj_get_obj(sp, "tx", &sp, err) == -1 ||
+	    pj_get_double(sp, "paths", 0, 64, &v, err) == -1)
+		return;
+	p->paths = (int)v;
+	p->unused = cJSON_GetArraySize(cJSON_GetObjectItem(sp, "unused"));
+}
+
 static void
 cset_fill(struct cset *s, const cJSON *cells, const char *net)
 {
@@ -84,6 +102,7 @@ cset_fill(struct cset *s, const cJSON *cells, const char *net)
 				if (pj_get_double(sum, "retransmits_per_gb", 0,
 				    1e15, &v, err) == 0)
 					p->rpg = v;
+				spread_of(end, k, p);
 			}
 		} else if (strcmp(t, "lat") == 0) {
 			res = cJSON_GetArrayItem(cJSON_GetObjectItem(data,
@@ -176,6 +195,105 @@ row(const char *name, double a, double b, const char *fmt, bool pct)
 	printf("  %-22s %12s %12s %9s\n", name, x, y, d);
 }
 
+/* design: what a run measured with and over: streams and seconds per
+ * pair, the paths its hosts had on the network (the most common
+ * topology line, from --tests facts), FRR's sessions, and how many pairs
+ * used every path. */
+static cJSON *
+design(struct store *st, int64_t run, const char *net, const struct cset *s)
+{
+	cJSON *o = cJSON_CreateObject(), *opts, *fh, *sum, *t;
+	char invpath[4096], err[CF_ERRLEN], line[160];
+	struct inventory inv;
+	double v;
+	int i, multi = 0, full = 0;
+
+	opts = store_run_options(st, run, invpath, sizeof(invpath));
+	if (opts && pj_get_double(opts, "streams", 0, 1e6, &v, err) == 0)
+		cJSON_AddNumberToObject(o, "streams", v);
+	if (opts && pj_get_double(opts, "seconds", 0, 1e6, &v, err) == 0)
+		cJSON_AddNumberToObject(o, "seconds", v);
+	cJSON_Delete(opts);
+	for (i = 0; i < s->n; i++) {
+		if (s->p[i].paths < 2)
+			continue;
+		multi++;
+		full += s->p[i].unused == 0;
+	}
+	if (multi) {
+		snprintf(line, sizeof(line), "%d of %d pairs used every path",
+		    full, multi);
+		cJSON_AddStringToObject(o, "spread", line);
+	}
+	fh = cJSON_CreateArray();
+	store_each(st, run, "host", "facts", topo_cell_cb, fh);
+	if (cJSON_GetArraySize(fh) > 0 && inventory_load(invpath, &inv,
+	    err) == 0) {
+		const char *best = NULL, *bfrr = NULL;
+		int bn = 0, fn = 0;
+
+		sum = topo_summary(&inv, fh);
+		/* The line most hosts share stands for the design. */
+		cJSON_ArrayForEach(t, sum) {
+			const cJSON *u;
+			const char *l = "", *fr = "";
+			int c = 0, cf = 0;
+
+			pj_opt_str(t, net, 0, 256, "", &l, err);
+			pj_opt_str(t, "frr", 0, 256, "", &fr, err);
+			cJSON_ArrayForEach(u, sum) {
+				const char *l2 = "", *f2 = "";
+
+				pj_opt_str(u, net, 0, 256, "", &l2, err);
+				pj_opt_str(u, "frr", 0, 256, "", &f2, err);
+				c += strcmp(l, l2) == 0;
+				cf += strcmp(fr, f2) == 0;
+			}
+			if (c > bn) {
+				bn = c;
+				best = l;
+			}
+			if (cf > fn && fr[0]) {
+				fn = cf;
+				bfrr = fr;
+			}
+		}
+		if (best) {
+			snprintf(line, sizeof(line), "%s (%d of %d hosts)",
+			    best, bn, cJSON_GetArraySize(sum));
+			cJSON_AddStringToObject(o, "paths", line);
+		}
+		if (bfrr)
+			cJSON_AddStringToObject(o, "routing", bfrr);
+		cJSON_Delete(sum);
+		inventory_free(&inv);
+	}
+	cJSON_Delete(fh);
+	return o;
+}
+
+static void
+design_row(const char *k, const cJSON *da, const cJSON *db)
+{
+	const cJSON *x = cJSON_GetObjectItem(da, k), *y = cJSON_GetObjectItem(
+	    db, k);
+	char a[200], b[200];
+
+	if (x == NULL && y == NULL)
+		return;
+	if (cJSON_IsNumber(x))
+		snprintf(a, sizeof(a), "%g", x->valuedouble);
+	else
+		snprintf(a, sizeof(a), "%s", cJSON_IsString(x) ?
+		    x->valuestring : "-");
+	if (cJSON_IsNumber(y))
+		snprintf(b, sizeof(b), "%g", y->valuedouble);
+	else
+		snprintf(b, sizeof(b), "%s", cJSON_IsString(y) ?
+		    y->valuestring : "-");
+	printf("  %-22s A: %s\n  %-22s B: %s\n", k, a, "", b);
+}
+
 int
 compare_run(const char *db, int64_t ra, int64_t rb, bool json)
 {
@@ -206,7 +324,7 @@ compare_run(const char *db, int64_t ra, int64_t rb, bool json)
 	cJSON_AddNumberToObject(doc, "run_b", (double)rb);
 	jn = cJSON_AddObjectToObject(doc, "networks");
 	for (k = 0; k < 2; k++) {
-		cJSON *o, *pairs;
+		cJSON *o, *pairs, *da, *dbb;
 
 		cset_fill(a, ca, nets[k]);
 		cset_fill(b, cb, nets[k]);
@@ -227,6 +345,10 @@ compare_run(const char *db, int64_t ra, int64_t rb, bool json)
 		BOTH("median_rtt_p50_us", p50, 50);
 		BOTH("median_rtt_p99_us", p99, 50);
 #undef BOTH
+		da = design(&st, ra, nets[k], a);
+		dbb = design(&st, rb, nets[k], b);
+		cJSON_AddItemToObject(o, "design_a", da);
+		cJSON_AddItemToObject(o, "design_b", dbb);
 		cJSON_AddNumberToObject(o, "errors_a", count_findings(&st, ra,
 		    nets[k]));
 		cJSON_AddNumberToObject(o, "errors_b", count_findings(&st, rb,
@@ -269,6 +391,10 @@ compare_run(const char *db, int64_t ra, int64_t rb, bool json)
 		    true);
 		row("error findings", count_findings(&st, ra, nets[k]),
 		    count_findings(&st, rb, nets[k]), "%.0f", false);
+		design_row("streams", da, dbb);
+		design_row("paths", da, dbb);
+		design_row("routing", da, dbb);
+		design_row("spread", da, dbb);
 		printf("  per pair, Gbit/s:\n");
 		for (i = 0; i < a->n; i++) {
 			struct cpair *q = NULL;

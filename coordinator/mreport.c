@@ -351,24 +351,6 @@ num_or_null(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-static void
-facts_cb(const cJSON *c, void *arg)
-{
-	cJSON *h = cJSON_CreateObject();
-	char err[CF_ERRLEN];
-	const char *name;
-	const cJSON *data;
-
-	if (pj_get_str(c, "src", 1, 64, &name, err) == -1 ||
-	    pj_get_obj(c, "data", &data, err) == -1) {
-		cJSON_Delete(h);
-		return;
-	}
-	cJSON_AddStringToObject(h, "name", name);
-	cJSON_AddItemToObject(h, "facts", cJSON_Duplicate(data, 1));
-	cJSON_AddItemToArray(arg, h);
-}
-
 struct fold_acc {
 	struct cellv *g;
 	struct inv_host **h;
@@ -545,7 +527,7 @@ mreport_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		 * the paths summary beside the numbers. */
 		cJSON *fh = cJSON_CreateArray();
 
-		store_each(st, run, "host", "facts", facts_cb, fh);
+		store_each(st, run, "host", "facts", topo_cell_cb, fh);
 		if (cJSON_GetArraySize(fh) > 0) {
 			*errors += topo_findings(inv, fh, &o->prof, fs);
 			cJSON_AddItemToObject(doc, "topology",

@@ -725,3 +725,20 @@ topo_spread(const cJSON *sp, bool tx, char *err)
 	cJSON_AddNumberToObject(o, "paths", paths);
 	return o;
 }
+
+void
+topo_cell_cb(const cJSON *c, void *arg)
+{
+	cJSON *h;
+	char err[CF_ERRLEN];
+	const char *name;
+	const cJSON *data;
+
+	if (pj_get_str(c, "src", 1, 64, &name, err) == -1 ||
+	    pj_get_obj(c, "data", &data, err) == -1)
+		return;
+	h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "name", name);
+	cJSON_AddItemToObject(h, "facts", cJSON_Duplicate(data, 1));
+	cJSON_AddItemToArray(arg, h);
+}

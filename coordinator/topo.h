@@ -48,6 +48,10 @@ cJSON *topo_summary(const struct inventory *inv, const cJSON *hosts);
  * for a shape the agent never sends. Caller frees. */
 cJSON *topo_spread(const cJSON *sp, bool tx, char *err);
 
+/* topo_cell_cb: a store_each callback appending a stored facts cell to
+ * the array arg as {"name", "facts"}. */
+void topo_cell_cb(const cJSON *cell, void *arg);
+
 /* topo_print: the table 'hosts --facts' shows, then the findings. */
 void topo_print(const struct inventory *inv, const cJSON *hosts,
     const cJSON *findings);

@@ -64,4 +64,12 @@ cf matrix --net cluster --tests bw,facts -P 8 -t 2 --profile "$TOP/configs/profi
 assert_eq "$?" 1 "matrix exit with a path down"
 jq -e '[.findings[] | select(.kind == "ecmp_single_path") | .hosts[0]] | index("h1") != null' \
 	"$T/md.json" >/dev/null || fail "matrix findings: $(jq -c .findings "$T/md.json")"
+# compare: the two designs (both planes, one plane lost) side by side.
+cf --json compare --db "$T/m.db" 1 2 > "$T/c.json" || fail "compare"
+jq -e '.networks.cluster | (.design_a.paths | test("2 paths to every peer")) and
+	(.design_b.paths | test("2 paths to every peer") | not) and
+	.design_a.spread == "6 of 6 pairs used every path" and .design_a.streams == 8 and
+	(.design_a.routing | test("OSPF"))' "$T/c.json" >/dev/null ||
+	fail "compare design: $(jq -c '.networks.cluster | {design_a, design_b}' "$T/c.json")"
+cf compare --db "$T/m.db" 1 2 | grep -q "paths" || fail "compare table"
 exit 0
