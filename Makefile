@@ -51,7 +51,8 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/probecmd.c coordinator/rounds.c coordinator/findings.c \
 	coordinator/store.c coordinator/matrix.c coordinator/mreport.c \
 	coordinator/mrender.c \
-	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c
+	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
+	coordinator/sweep.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)

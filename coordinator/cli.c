@@ -9,6 +9,7 @@
 #include "probecmd.h"
 #include "compare.h"
 #include "store.h"
+#include "sweep.h"
 #include "tput.h"
 #include "units.h"
 
@@ -77,6 +78,10 @@ pair_usage(FILE *f)
 	    "  --skip-rx-copy   receive with MSG_TRUNC (no copy to user "
 	    "space)\n"
 	    "  --bind-dev IF    force A's streams onto interface IF\n"
+	    "  --sport-sweep K  K one-stream tests from source ports "
+	    "--sport-base.. (40000),\n"
+	    "                   each mapped to the path it used (-t per "
+	    "stream, default 1)\n"
 	    "  --shared         may run beside other shared tests on the same "
 	    "agents\n"
 	    "  --start-at T     send START at wall-clock time T (seconds since "
@@ -103,8 +108,9 @@ int
 cmd_pair(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL,
-	    O_SKIP, O_DEV, O_SHARED, O_STARTAT };
+	    O_SKIP, O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
 	static const struct option popts[] = {
+		{ "sport-sweep", required_argument, NULL, O_SWEEP },
 		{ "shared", no_argument, NULL, O_SHARED },
 		{ "start-at", required_argument, NULL, O_STARTAT },
 		{ "net", required_argument, NULL, O_NET },
@@ -133,7 +139,7 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 	const char *net = NULL;
 	uint64_t u;
 	double d;
-	int ch, rc, have_len = 0, have_stride = 0;
+	int ch, rc, have_len = 0, have_stride = 0, sweep = 0, have_t = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.streams = 1;
@@ -155,6 +161,7 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		case 't':
 			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
 				return EXIT_USAGE;
+			have_t = 1;
 			break;
 		case 'R': o.reverse = true; break;
 		case O_BIDIR: o.bidir = true; break;
@@ -212,6 +219,11 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 			snprintf(o.bind_dev, sizeof(o.bind_dev), "%s", optarg);
 			break;
 		case O_SHARED: o.shared = true; break;
+		case O_SWEEP:
+			if (parse_num("--sport-sweep", optarg, 1, 1024, &d))
+				return EXIT_USAGE;
+			sweep = (int)d;
+			break;
 		case O_STARTAT:
 			/* Bounded: an hour ahead at most, never a stall. */
 			if (parse_num("--start-at", optarg, 0, (double)time(NULL)
@@ -257,6 +269,28 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		o.rate = 1000000;
 	if (o.interval > o.duration)
 		o.interval = o.duration;
+	if (sweep) {
+		struct sweep_opts so;
+
+		/* Each source port its own single-stream test. */
+		memset(&so, 0, sizeof(so));
+		so.inventory = g->inventory;
+		so.key = g->key;
+		so.a = o.a;
+		so.b = o.b;
+		so.net = net;
+		so.count = sweep;
+		so.sport_base = o.sport_base ? o.sport_base : 40000;
+		so.seconds = have_t ? o.duration : 1;
+		so.timeout = g->timeout > 0 ? g->timeout : 5;
+		so.json = o.json;
+		if (so.sport_base + (unsigned)sweep > 65535) {
+			fprintf(stderr, "cephfab: pair: --sport-sweep: ports "
+			    "run past 65535\n");
+			return EXIT_USAGE;
+		}
+		return sweep_run(&so);
+	}
 	if (load_inventory(g, &inv) == -1)
 		return EXIT_USAGE;
 	if (net == NULL) {

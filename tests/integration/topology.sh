@@ -40,6 +40,16 @@ cf pair h1 h2 --net cluster -P 1 -t 2 --json > "$T/p1.json" || fail "pair -P 1"
 jq -e '.end.spread.a.tx.unused | length == 1' "$T/p1.json" >/dev/null ||
 	fail "1-stream spread: $(jq -c .end.spread.a.tx "$T/p1.json")"
 
+# Source-port sweep: 12 one-stream tests, each mapped to its plane; both
+# planes carry some (all 12 on one: 1 in 2048).
+cf pair h1 h2 --net cluster --sport-sweep 12 -t 0.5 --json > "$T/sw.json"
+assert_eq "$?" 0 "sweep exit ($(jq -c .coverage "$T/sw.json"))"
+jq -e '(.streams | length) == 12 and all(.streams[]; .path == "pa" or .path == "pb") and
+	.coverage.pa > 0 and .coverage.pb > 0 and .unused == [] and
+	([.streams[].sport] == [range(40000; 40012)])' "$T/sw.json" >/dev/null ||
+	fail "sweep: $(jq -c . "$T/sw.json")"
+note "sweep of 12 source ports: $(jq -c .coverage "$T/sw.json")"
+
 # The matrix with facts: the paths beside the numbers, and nothing found.
 cf matrix --net cluster --tests bw,facts -P 8 -t 2 --profile "$TOP/configs/profiles/lab.conf" \
 	--db "$T/m.db" --json "$T/m.json" > /dev/null 2>&1
