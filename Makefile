@@ -15,7 +15,7 @@ BUILD ?= build
 CC ?= cc
 SAN ?=
 
-PKG_LIBS := libcjson libcrypto sqlite3 libnl-3.0 libnl-route-3.0
+PKG_LIBS := libcjson libcrypto sqlite3 libnl-3.0 libnl-route-3.0 libpcap
 EV_CFLAGS := $(shell pkg-config --cflags libev 2>/dev/null)
 EV_LIBS := $(shell pkg-config --libs libev 2>/dev/null || echo -lev)
 
@@ -44,7 +44,7 @@ PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
 AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
 	agent/engine.c agent/limits.c agent/stream.c agent/probe.c agent/probe_io.c \
 	agent/probe_mesh.c agent/route.c agent/nlfacts.c agent/facts.c \
-	agent/spread.c
+	agent/spread.c agent/tcpan.c agent/capture.c
 COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coordinator/inventory.c \
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \

@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 
 #include "agent.h"
+#include "capture.h"
 #include "config.h"
 #include "log.h"
 #include "msg.h"
@@ -30,7 +31,12 @@ usage(FILE *f)
 	    "  -v, --verbose       debug logging\n"
 	    "  -n, --check         check the configuration and key, then "
 	    "exit\n"
-	    "  -V, --version       print the version\n",
+	    "  -V, --version       print the version\n"
+	    "      --analyze FILE  analyze a saved capture (pcap/pcapng) "
+	    "offline and exit\n"
+	    "      --json          with --analyze: JSON\n"
+	    "      --flows N       with --analyze: flow table cap (default "
+	    "65536)\n",
 	    AGENT_CONF_DEFAULT, AGENT_KEY_DEFAULT);
 }
 
@@ -48,6 +54,9 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		/* Testing only: speak another protocol version. */
 		{ "x-proto-version", required_argument, NULL, 'P' },
+		{ "analyze", required_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "flows", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct agent_config cfg;
@@ -55,7 +64,10 @@ main(int argc, char **argv)
 	struct auth_key key;
 	const char *conf = NULL, *listen_arg = NULL, *key_arg = NULL;
 	char err[CF_ERRLEN];
-	int ch, foreground = 0, verbose = 0, check = 0;
+	int ch, foreground = 0, verbose = 0, check = 0, json = 0;
+	const char *analyze = NULL;
+	unsigned long flows = 0;
+	char *end;
 	unsigned proto = 0;
 	struct ev_loop *loop;
 
@@ -73,6 +85,17 @@ main(int argc, char **argv)
 			return 0;
 		case 'h': usage(stdout); return 0;
 		case 'P': proto = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'A': analyze = optarg; break;
+		case 'J': json = 1; break;
+		case 'F':
+			flows = strtoul(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || flows < 1 ||
+			    flows > 10000000) {
+				fprintf(stderr, "cephfab-agent: --flows: '%s' is "
+				    "not a number in [1, 10000000]\n", optarg);
+				return 2;
+			}
+			break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -82,6 +105,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_init("cephfab-agent", 1, verbose);
+	if (analyze)
+		return capture_analyze_file(analyze, json, (unsigned)flows);
 	config_defaults(&cfg);
 	if (conf == NULL && access(AGENT_CONF_DEFAULT, F_OK) == 0)
 		conf = AGENT_CONF_DEFAULT;

@@ -11,8 +11,9 @@ PKGS=(
 	iproute2 iptables nftables ethtool	# the lab: namespaces, faults
 	frr				# real routers in the lab
 	iperf3 sockperf qperf bc	# the peer tools bench/ compares against
-	jq procps psmisc iputils-ping sqlite3	# integration test assertions
+	jq procps psmisc iputils-ping sqlite3 time	# integration test assertions
 	chromium			# the HTML report in a real browser
+	tshark				# the capture analyzer's reference counts
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -34,6 +35,9 @@ install)
 	fi
 	echo "deps: installing ${missing[*]}" >&2
 	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture: no, and no prompt.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections 2>/dev/null || true
 	apt-get update -qq >&2 || exit 3
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || exit 3
 	# FRR's package starts its own daemons on some systems; the lab runs

@@ -1,0 +1,95 @@
+/*
+ * tcpan: passive TCP analysis of captured headers, per flow, with the
+ * same rules as Wireshark's sequence analysis (tcp.analysis.*), so that
+ * its counts equal tshark's on the same capture:
+ *   retransmission (any of: plain, fast, spurious), fast retransmission
+ *   (>= 2 duplicate ACKs the other way, matching seq, within 20 ms),
+ *   spurious (all of it already ACKed), out-of-order (below the highest
+ *   sequence seen, within the handshake RTT or 3 ms of it), zero window,
+ *   duplicate ACKs, RSTs; handshake RTT (SYN to the ACK completing the
+ *   handshake); data RTT from TCP timestamp echoes.
+ * The flow table has a hard cap; the least recently seen flow is evicted
+ * (and counted) to make room, so memory is bounded whatever the traffic.
+ * Not thread-safe: one analyzer per capture thread.
+ */
+#ifndef CF_TCPAN_H
+#define CF_TCPAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <cjson/cJSON.h>
+
+#include "netaddr.h"
+
+#define TCPAN_DEFAULT_FLOWS 65536
+#define TCPAN_TS_RING 8
+
+/* Counters of one direction of a flow (or of a sum of them). */
+struct tcpan_counts {
+	uint64_t segments, bytes;	/* payload bytes */
+	uint64_t retrans, fast_retrans, spurious, ooo, zero_window;
+	uint64_t dup_acks, rsts, keepalives;
+	uint64_t rtt_n;			/* data RTT samples (timestamps) */
+	double rtt_sum, rtt_max;	/* seconds */
+};
+
+struct tcpan_dir {
+	/* Wireshark's state; 0 means "not seen" as it does there. */
+	uint32_t nextseq, lastack, window;
+	double nextseqtime, lastacktime;
+	int dupacknum;
+	uint32_t lastflags;		/* analysis flags of the last segment */
+	bool base_set;
+	/* TSval sent, and when: for RTT from the peer's TSecr. */
+	uint32_t tsval[TCPAN_TS_RING];
+	double tstime[TCPAN_TS_RING];
+	int tsi;
+	struct tcpan_counts c;
+};
+
+struct tcpan_flow {
+	TAILQ_ENTRY(tcpan_flow) lru;
+	struct tcpan_flow *hnext;
+	uint32_t hash;
+	/* Endpoint 0 sent the first packet seen. */
+	struct netaddr addr[2];
+	uint16_t port[2];
+	struct tcpan_dir d[2];
+	double first, last;
+	double mru_syn;			/* the latest SYN's time, 0 = none */
+	double hs_rtt;			/* handshake RTT, 0 = not seen */
+};
+
+struct tcpan {
+	struct tcpan_flow **buckets;
+	unsigned nbuckets;
+	unsigned nflows, cap;
+	uint64_t evicted, packets, non_tcp, truncated;
+	TAILQ_HEAD(tcpan_lru, tcpan_flow) lru;	/* most recent first */
+};
+
+/* tcpan_init: cap flows at most (0: the default). -1 on no memory. */
+int tcpan_init(struct tcpan *t, unsigned cap);
+void tcpan_free(struct tcpan *t);
+
+/* tcpan_packet analyzes one packet from its IP header on: len bytes
+ * captured (headers are enough: payload sizes come from the IP header),
+ * ts in seconds. Returns the flow it belongs to, or NULL (not TCP, or too
+ * short). */
+struct tcpan_flow *tcpan_packet(struct tcpan *t, double ts,
+    const uint8_t *ip, size_t len);
+
+/* tcpan_frame: the same from a link-layer frame (DLT_EN10MB, DLT_RAW,
+ * DLT_LINUX_SLL, DLT_LINUX_SLL2 or DLT_NULL). */
+struct tcpan_flow *tcpan_frame(struct tcpan *t, int dlt, double ts,
+    const uint8_t *frame, size_t len);
+
+void tcpan_add(struct tcpan_counts *sum, const struct tcpan_counts *c);
+/* tcpan_counts_json: the counters as JSON (rates need a duration). */
+cJSON *tcpan_counts_json(const struct tcpan_counts *c);
+/* tcpan_flow_json: both directions, handshake RTT, endpoints. */
+cJSON *tcpan_flow_json(const struct tcpan_flow *f);
+
+#endif
