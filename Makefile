@@ -44,7 +44,7 @@ PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
 AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
 	agent/engine.c agent/limits.c agent/stream.c agent/probe.c agent/probe_io.c \
 	agent/probe_mesh.c agent/route.c agent/nlfacts.c agent/facts.c \
-	agent/spread.c agent/tcpan.c agent/capture.c
+	agent/spread.c agent/tcpan.c agent/capture.c agent/watch.c
 COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coordinator/inventory.c \
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
@@ -52,7 +52,7 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/store.c coordinator/matrix.c coordinator/mreport.c \
 	coordinator/mrender.c \
 	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
-	coordinator/sweep.c
+	coordinator/sweep.c coordinator/cwatch.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)

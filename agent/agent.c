@@ -130,7 +130,8 @@ agent_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 
 	if (engine_message(&p->agent->engine, c, h, body) ||
 	    probes_message(&p->agent->probes, c, h, body) ||
-	    facts_message(&p->agent->facts, c, h, body))
+	    facts_message(&p->agent->facts, c, h, body) ||
+	    watches_message(&p->agent->watches, c, h, body))
 		return;
 	switch (h->type) {
 	case MSG_STATUS:
@@ -159,6 +160,7 @@ agent_closed(struct conn *c, enum conn_reason r, const char *detail)
 	engine_conn_closed(&a->engine, c);
 	probes_conn_closed(&a->probes, c);
 	facts_conn_closed(&a->facts, c);
+	watches_conn_closed(&a->watches, c);
 	if (p->authed)
 		a->nsessions--;
 	a->nconns--;
@@ -264,6 +266,7 @@ agent_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	engine_fini(&a->engine);
 	probes_fini(&a->probes);
 	facts_fini(&a->facts);
+	watches_fini(&a->watches);
 	ev_io_stop(loop, &a->accept_w);
 	ev_timer_stop(loop, &a->accept_pause);
 	if (a->lfd != -1) {
@@ -336,6 +339,7 @@ agent_init(struct agent *a, struct ev_loop *loop,
 	engine_init(&a->engine, loop, cfg, a->hostname);
 	probes_init(&a->probes, loop, cfg);
 	facts_init(&a->facts, loop, cfg);
+	watches_init(&a->watches, loop, cfg);
 	a->ctx.hostname = a->hostname;
 	a->ctx.auth_timeout = cfg->auth_timeout;
 	a->ctx.idle_timeout = cfg->idle_timeout;
@@ -372,6 +376,7 @@ agent_fini(struct agent *a)
 	if (a->probes.loop)
 		probes_fini(&a->probes);
 	facts_fini(&a->facts);
+	watches_fini(&a->watches);
 	TAILQ_FOREACH_SAFE(p, &a->peers, entry, tmp)
 		conn_close(p->conn, CONN_R_OK, "agent shutting down");
 	if (a->lfd != -1) {

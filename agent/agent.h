@@ -17,6 +17,7 @@
 #include "conn.h"
 #include "engine.h"
 #include "facts.h"
+#include "watch.h"
 #include "probe.h"
 
 struct agent_peer {
@@ -44,6 +45,7 @@ struct agent {
 	struct engine engine;
 	struct probes probes;
 	struct facts_ctx facts;
+	struct watches watches;
 };
 
 /* agent_init copies the key, binds the listener and sets up signal

@@ -164,6 +164,14 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 		snprintf(cfg->vtysh, sizeof(cfg->vtysh), "%s", val);
 		return 0;
 	}
+	if (strcmp(key, "user") == 0) {
+		if (strlen(val) >= sizeof(cfg->user)) {
+			snprintf(err, CF_ERRLEN, "user: '%s' is too long", val);
+			return -1;
+		}
+		snprintf(cfg->user, sizeof(cfg->user), "%s", val);
+		return 0;
+	}
 	if (strcmp(key, "frr_pathspace") == 0) {
 		size_t i;
 

@@ -39,6 +39,9 @@ struct agent_config {
 	/* FRR, for the facts: vtysh's path ("" = none) and its -N. */
 	char vtysh[PATH_MAX];
 	char frr_pathspace[64];
+	/* After the listener and the capture handles are open, run as
+	 * this user ("" = stay). */
+	char user[64];
 };
 
 void config_defaults(struct agent_config *cfg);

@@ -2,7 +2,10 @@
  * cephfab-agent: runs on every Ceph node and serves the coordinator.
  * main.c parses arguments and wires modules; the logic lives in agent.c.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,32 @@
 #include "config.h"
 #include "log.h"
 #include "msg.h"
+
+/* drop_privileges: become user, for good (groups, gid, uid), once the
+ * listener and the capture handles are open. */
+static int
+drop_privileges(const char *user, char *err)
+{
+	struct passwd *pw = getpwnam(user);
+
+	if (pw == NULL) {
+		snprintf(err, CF_ERRLEN, "user = %s: no such user", user);
+		return -1;
+	}
+	if (setgroups(0, NULL) == -1 || setgid(pw->pw_gid) == -1 ||
+	    setuid(pw->pw_uid) == -1) {
+		snprintf(err, CF_ERRLEN, "user = %s: %s", user,
+		    strerror(errno));
+		return -1;
+	}
+	if (setuid(0) == 0) {
+		snprintf(err, CF_ERRLEN, "user = %s: root could be regained",
+		    user);
+		return -1;
+	}
+	log_info("running as %s (uid %u)", user, (unsigned)pw->pw_uid);
+	return 0;
+}
 
 static void
 usage(FILE *f)
@@ -149,6 +178,11 @@ main(int argc, char **argv)
 		return 3;
 	}
 	OPENSSL_cleanse(&key, sizeof(key));
+	if (cfg.user[0] && drop_privileges(cfg.user, err) == -1) {
+		log_warnx("%s", err);
+		agent_fini(&agent);
+		return 3;
+	}
 	agent_run(&agent);
 	agent_fini(&agent);
 	ev_loop_destroy(loop);

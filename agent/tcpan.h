@@ -67,6 +67,7 @@ struct tcpan {
 	unsigned nbuckets;
 	unsigned nflows, cap;
 	uint64_t evicted, packets, non_tcp, truncated;
+	int dlt;			/* the callers' link type */
 	TAILQ_HEAD(tcpan_lru, tcpan_flow) lru;	/* most recent first */
 };
 

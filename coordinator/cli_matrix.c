@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "auth.h"
 #include "compare.h"
+#include "cwatch.h"
 #include "log.h"
 #include "matrix.h"
 #include "mesh.h"
@@ -472,6 +473,78 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 		}
 	}
 	rc = mesh_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
+int
+cmd_watch(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_NET = 256, O_IVAL, O_FILTER };
+	static const struct option wo[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "interval", required_argument, NULL, O_IVAL },
+		{ "time", required_argument, NULL, 't' },
+		{ "filter", required_argument, NULL, O_FILTER },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *use = "usage: cephfab -i INV watch [--net "
+	    "cluster|public] [--interval S] [-t SECONDS]\n"
+	    "         [--filter BPF] [--json]\n"
+	    "  live per host pair: Mbit/s, segments, retransmits, "
+	    "out-of-order,\n"
+	    "  zero windows, RSTs, RTT of the real traffic (default filter: "
+	    "Ceph's ports)\n";
+	struct cwatch_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	const char *net = "cluster";
+	int ch, rc;
+	double d;
+
+	memset(&o, 0, sizeof(o));
+	o.interval = 5;
+	o.duration = 60;
+	o.json = g->json;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "t:jh", wo, NULL)) != -1) {
+		switch (ch) {
+		case O_NET: net = optarg; break;
+		case O_IVAL:
+			if (parse_num("--interval", optarg, 0.2, 60, &d))
+				return EXIT_USAGE;
+			o.interval = d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 0.5, 86400, &d))
+				return EXIT_USAGE;
+			o.duration = d;
+			break;
+		case O_FILTER: o.filter = optarg; break;
+		case 'j': o.json = true; break;
+		case 'h': fputs(use, stdout); return EXIT_PASS;
+		default: fputs(use, stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc != optind || (strcmp(net, "public") != 0 &&
+	    strcmp(net, "cluster") != 0)) {
+		fputs(use, stderr);
+		return EXIT_USAGE;
+	}
+	o.net = strcmp(net, "cluster") == 0;
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	rc = cwatch_run(&inv, &key, &o);
 	OPENSSL_cleanse(&key, sizeof(key));
 	inventory_free(&inv);
 	return rc;

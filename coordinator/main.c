@@ -52,6 +52,8 @@ usage(FILE *f)
 	    "verdict (matrix --help)\n"
 	    "  mesh [opts]        every pair's RTT at once, one runner per "
 	    "agent (mesh --help)\n"
+	    "  watch [opts]       live capture of the real traffic per host "
+	    "pair (watch --help)\n"
 	    "  runs [--db F]      the stored matrix runs\n"
 	    "  report RUN [opts]  render a stored run again (same outputs as "
 	    "matrix)\n"
@@ -253,6 +255,8 @@ main(int argc, char **argv)
 		return cmd_probe(&g, PC_REACH, argc, argv);
 	if (strcmp(cmd, "mesh") == 0)
 		return cmd_mesh(&g, argc, argv);
+	if (strcmp(cmd, "watch") == 0)
+		return cmd_watch(&g, argc, argv);
 	if (strcmp(cmd, "matrix") == 0)
 		return cmd_matrix(&g, argc, argv, false);
 	if (strcmp(cmd, "report") == 0)

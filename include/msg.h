@@ -39,6 +39,9 @@ enum msg_type {
 	MSG_PROBE_CLOSE = 15,	/* end a responder */
 	/* Topology (agent/facts.c): links, bonds, routes, sysctls, FRR. */
 	MSG_FACTS = 16,		/* request: peers; reply: the facts */
+	/* Live capture (agent/watch.c). */
+	MSG_WATCH = 17,		/* request: net, filter, interval, duration */
+	MSG_WATCH_INTERVAL = 18,	/* agent -> coordinator: per-peer stats */
 	MSG_TYPE_MAX
 };
 

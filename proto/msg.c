@@ -29,6 +29,9 @@ static const struct {
 	[MSG_PROBE_CLOSE] = { "PROBE_CLOSE", 1024, 0 },
 	/* Requests list peers; replies carry every link and route. */
 	[MSG_FACTS] = { "FACTS", 1024 * 1024, 0 },
+	[MSG_WATCH] = { "WATCH", 8192, 0 },
+	/* Up to 1,024 peers of counters. */
+	[MSG_WATCH_INTERVAL] = { "WATCH_INTERVAL", 1024 * 1024, 0 },
 };
 
 const char *

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Live capture: 'cephfab watch' on a 2-host flat lab whose h2 cluster port
+# drops 1 % of what it receives. While a throughput test runs, h1's agent
+# sees ~50 Mbit/s to h2 with retransmissions and h2's sees them arrive;
+# the default filter (Ceph's ports) sees traffic to port 6800 and not the
+# test's; a bad BPF filter is refused with its error; an agent running as
+# 'nobody' (user = in agent.conf) still captures with the handle it opened
+# as root; and the watch ends by itself at -t.
+. "$(dirname "$0")/lib.sh"
+need_lab
+printf 'design = flat\nhosts = 2\nhost_mbit = 1000\nmtu = 1500\n' > "$T/two.topo"
+lab_up "$T/two.topo" --agents --fault loss:h2-clu:1
+INV=$LST/lab.inv
+cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
+
+(sleep 1; cf pair h1 h2 --net cluster -t 2 --rate 50M > /dev/null 2>&1) &
+PIDS+=($!)
+t0=$(date +%s%N)
+cf watch --net cluster --interval 1 -t 4 --filter "tcp and not port 7470" > "$T/w.jsonl"
+assert_eq "$?" 0 "watch exit"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$ms" -lt 9000 ] || fail "watch -t 4 took $ms ms"
+jq -s -e '[.[] | select(.host == "h1") | .peers[] | select(.host == "h2")] |
+	(map(.tx_mbps) | max) > 30 and (map(.tx.retransmissions) | add) > 0' "$T/w.jsonl" >/dev/null ||
+	fail "h1's view: $(jq -c '[.host, .seq, [.peers[] | [.host, .tx_mbps, .tx.retransmissions]]]' "$T/w.jsonl")"
+jq -s -e '[.[] | select(.host == "h2") | .peers[] | select(.host == "h1") | .rx.retransmissions] | add > 0' \
+	"$T/w.jsonl" >/dev/null || fail "h2's view"
+jq -s -e 'all(.[]; .dropped == 0) and (map(.seq) | max) >= 4' "$T/w.jsonl" >/dev/null || fail "intervals"
+note "h1 -> h2: $(jq -s -c '[.[] | select(.host == "h1") | .peers[] | select(.host == "h2") | {mbps: (.tx_mbps | floor), retrans: .tx.retransmissions}]' "$T/w.jsonl")"
+
+# The default filter: Ceph's ports only.
+lx h2 python3 -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 6800)); s.listen(1); s.settimeout(8)
+c, _ = s.accept()
+while c.recv(65536): pass' &
+PIDS+=($!)
+(sleep 1.5; lx h1 python3 -c '
+import socket, time
+c = socket.create_connection(("'"$(awk '$1 == "h2" {print $3}' "$LST/hosts")"'", 6800), timeout=5)
+for i in range(20): c.sendall(b"x" * 100000); time.sleep(0.05)
+c.close()'; cf pair h1 h2 --net cluster -t 1 --rate 20M > /dev/null 2>&1) &
+PIDS+=($!)
+cf watch --net cluster --interval 1 -t 4 --json > "$T/d.jsonl" || fail "default-filter watch"
+jq -s -e '[.[] | select(.host == "h1") | .peers[].tx.bytes] | add > 1000000 and add < 3000000' \
+	"$T/d.jsonl" >/dev/null || fail "default filter: $(jq -c '[.host, [.peers[] | .tx.bytes]]' "$T/d.jsonl")"
+
+# A bad filter: refused, named.
+cf watch --net cluster -t 1 --filter "tcp and bogus" > /dev/null 2> "$T/e"
+assert_eq "$?" 3 "bad filter exit"
+grep -q "filter" "$T/e" || fail "bad filter message: $(cat "$T/e")"
+
+# Privileges dropped after the handles are open.
+kill "$(cat "$LST/agent-h1.pid")"
+wait_until 5 sh -c "! kill -0 $(cat "$LST/agent-h1.pid") 2>/dev/null"
+{ cat "$LST/agent-h1.conf"; echo "user = nobody"; } > "$T/nobody.conf"
+lx h1 "$AGENT" -d -c "$T/nobody.conf" > "$T/nobody.log" 2>&1 &
+PIDS+=($!)
+wait_until 5 grep -q "running as nobody" "$T/nobody.log" || fail "no privilege drop: $(cat "$T/nobody.log")"
+(sleep 1; cf pair h2 h1 --net cluster -t 1 --rate 20M > /dev/null 2>&1) &
+PIDS+=($!)
+cf watch --net cluster --interval 1 -t 3 --filter "tcp and not port 7470" --json > "$T/n.jsonl"
+assert_eq "$?" 0 "watch with the agent as nobody"
+jq -s -e '[.[] | select(.host == "h1") | .peers[].rx.bytes] | add > 1000000' "$T/n.jsonl" >/dev/null ||
+	fail "capture as nobody: $(cat "$T/n.jsonl")"
+exit 0
