@@ -81,7 +81,7 @@ void
 watches_init(struct watches *ws, struct ev_loop *loop,
     const struct agent_config *cfg)
 {
-	char eb[PCAP_ERRBUF_SIZE];
+	char eb[PCAP_ERRBUF_SIZE], ifn[16];
 	int k;
 
 	memset(ws, 0, sizeof(*ws));
@@ -106,14 +106,17 @@ watches_init(struct watches *ws, struct ev_loop *loop,
 		/* Opened now, while the agent may still be root: headers
 		 * only, a large ring, 100 ms reads so the thread sees its
 		 * stop flag. */
-		p = pcap_create(w->ifname, eb);
+		/* Messages name the interface from a copy: w->error and
+		 * w->ifname share a struct, which -Wrestrict dislikes. */
+		snprintf(ifn, sizeof(ifn), "%s", w->ifname);
+		p = pcap_create(ifn, eb);
 		if (p == NULL || pcap_set_snaplen(p, WATCH_SNAPLEN) != 0 ||
 		    pcap_set_buffer_size(p, WATCH_BUFFER) != 0 ||
 		    pcap_set_timeout(p, 100) != 0 ||
 		    pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO) <
 		    0 || pcap_activate(p) < 0) {
 			snprintf(w->error, sizeof(w->error), "capture on %s: "
-			    "%s", w->ifname, p ? pcap_geterr(p) : eb);
+			    "%s", ifn, p ? pcap_geterr(p) : eb);
 			if (p)
 				pcap_close(p);
 			log_info("watch: %s", w->error);
@@ -123,7 +126,7 @@ watches_init(struct watches *ws, struct ev_loop *loop,
 		 * TPACKET_V3 waits for a first packet however long. */
 		if (pcap_setnonblock(p, 1, eb) == -1) {
 			snprintf(w->error, sizeof(w->error), "capture on %s: "
-			    "%s", w->ifname, eb);
+			    "%s", ifn, eb);
 			pcap_close(p);
 			continue;
 		}
