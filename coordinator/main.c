@@ -54,6 +54,8 @@ usage(FILE *f)
 	    "agent (mesh --help)\n"
 	    "  watch [opts]       live capture of the real traffic per host "
 	    "pair (watch --help)\n"
+	    "  inventory --from-ceph  an inventory from the live cluster "
+	    "(inventory --help)\n"
 	    "  runs [--db F]      the stored matrix runs\n"
 	    "  report RUN [opts]  render a stored run again (same outputs as "
 	    "matrix)\n"
@@ -257,6 +259,8 @@ main(int argc, char **argv)
 		return cmd_mesh(&g, argc, argv);
 	if (strcmp(cmd, "watch") == 0)
 		return cmd_watch(&g, argc, argv);
+	if (strcmp(cmd, "inventory") == 0)
+		return cmd_inventory(&g, argc, argv);
 	if (strcmp(cmd, "matrix") == 0)
 		return cmd_matrix(&g, argc, argv, false);
 	if (strcmp(cmd, "report") == 0)

@@ -14,6 +14,7 @@ PKGS=(
 	jq procps psmisc iputils-ping sqlite3 time	# integration test assertions
 	chromium			# the HTML report in a real browser
 	tshark				# the capture analyzer's reference counts
+	ceph-mon ceph-osd ceph-mgr ceph-common	# the real Ceph lab
 )
 missing=()
 for p in "${PKGS[@]}"; do

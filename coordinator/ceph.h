@@ -1,0 +1,87 @@
+/*
+ * ceph: the coordinator's view of a live Ceph cluster, read with the
+ * 'ceph' CLI in a child process (bounded by a timeout, never on an event
+ * loop) and parsed with the typed getters. Every parser takes the CLI's
+ * JSON and fails with the field named when the shape is not Ceph's.
+ */
+#ifndef CF_CEPH_H
+#define CF_CEPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "inventory.h"
+#include "netaddr.h"
+
+#define CEPH_MAX_OSDS 4096
+#define CEPH_NAME_MAX 64
+
+struct ceph_opts {
+	const char *conf;		/* --conf, NULL: the CLI's default */
+	const char *name;		/* --name (client.admin) */
+	const char *keyring;		/* --keyring */
+	double timeout;			/* seconds per command */
+};
+
+struct ceph_osd {
+	int id;
+	bool up, in;
+	uint32_t up_from;
+	struct netaddr pub, clus;	/* from the OSD map's addrvecs */
+	char host[CEPH_NAME_MAX];	/* from the CRUSH tree */
+	char domain[CEPH_NAME_MAX];	/* the host's rack, or "" */
+	char meta_host[CEPH_NAME_MAX];	/* 'osd metadata' hostname */
+};
+
+struct ceph_pool {
+	char name[CEPH_NAME_MAX];
+	int size, min_size;
+};
+
+struct ceph_map {
+	struct ceph_osd osds[CEPH_MAX_OSDS];
+	int nosds;
+	struct ceph_pool pools[64];
+	int npools;
+	char flags[256];
+	struct { char name[CEPH_NAME_MAX]; struct netaddr addr; } mons[16];
+	int nmons;
+	char public_network[128], cluster_network[128];
+};
+
+/* ceph_run runs 'ceph ARGS -f json' and parses its stdout (caller frees
+ * *out). Returns the exit status (0, or EBUSY/EAGAIN for ok-to-stop),
+ * or -1 with err when it could not run, timed out or printed no JSON. */
+int ceph_run(const struct ceph_opts *o, const char *const *args,
+    cJSON **out, char *err);
+
+/* Parsers: 0, or -1 with err naming the field. */
+int ceph_parse_osd_dump(const cJSON *j, struct ceph_map *m, char *err);
+int ceph_parse_osd_tree(const cJSON *j, struct ceph_map *m, char *err);
+int ceph_parse_osd_metadata(const cJSON *j, struct ceph_map *m, char *err);
+int ceph_parse_mon_dump(const cJSON *j, struct ceph_map *m, char *err);
+int ceph_parse_config_dump(const cJSON *j, struct ceph_map *m, char *err);
+/* ceph_parse_status: health and PG counts. */
+struct ceph_status {
+	char health[32];
+	int num_pgs, active_clean;
+	int osds, osds_up, osds_in;
+};
+int ceph_parse_status(const cJSON *j, struct ceph_status *s, char *err);
+
+/* ceph_addrvec picks an addrvec's v2 address (else v1) without its port. */
+int ceph_addrvec(const cJSON *av, struct netaddr *out, char *err);
+
+/* ceph_read_cluster fills m from osd dump, osd tree, osd metadata, mon
+ * dump and config dump. */
+int ceph_read_cluster(const struct ceph_opts *o, struct ceph_map *m,
+    char *err);
+
+/* ceph_write_inventory writes m as an inventory (the normal format) to
+ * path ("-": stdout), with a comment above what it had to guess. */
+int ceph_write_inventory(const struct ceph_map *m, const char *path,
+    const char *key_path, char *err);
+
+#endif

@@ -1,0 +1,71 @@
+/* cli_ceph: argument parsing of the Ceph commands (inventory --from-ceph),
+ * see cli.h. */
+#include "ceph.h"
+#include "cli.h"
+#include "out.h"
+#include "pj.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+cmd_inventory(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_FROM = 256, O_CONF, O_NAME, O_KEYRING, O_OUT };
+	static const struct option io[] = {
+		{ "from-ceph", no_argument, NULL, O_FROM },
+		{ "ceph-conf", required_argument, NULL, O_CONF },
+		{ "ceph-name", required_argument, NULL, O_NAME },
+		{ "ceph-keyring", required_argument, NULL, O_KEYRING },
+		{ "out", required_argument, NULL, O_OUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *use = "usage: cephfab inventory --from-ceph "
+	    "[--ceph-conf FILE] [--ceph-name NAME]\n"
+	    "         [--ceph-keyring FILE] [--out FILE]\n"
+	    "  an inventory from the live cluster: one host per OSD host "
+	    "and mon, its\n"
+	    "  public and cluster addresses from the OSD map, racks from the "
+	    "CRUSH tree,\n"
+	    "  the networks from the mon's configuration database\n";
+	struct ceph_opts co;
+	struct ceph_map *m;
+	const char *out = "-";
+	char err[CF_ERRLEN];
+	int ch, from = 0, rc;
+
+	memset(&co, 0, sizeof(co));
+	co.timeout = g->timeout > 0 ? g->timeout : 15;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", io, NULL)) != -1) {
+		switch (ch) {
+		case O_FROM: from = 1; break;
+		case O_CONF: co.conf = optarg; break;
+		case O_NAME: co.name = optarg; break;
+		case O_KEYRING: co.keyring = optarg; break;
+		case O_OUT: out = optarg; break;
+		case 'h': fputs(use, stdout); return EXIT_PASS;
+		default: fputs(use, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!from || argc != optind) {
+		fputs(use, stderr);
+		return EXIT_USAGE;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return EXIT_RUNTIME;
+	if (ceph_read_cluster(&co, m, err) == -1) {
+		fprintf(stderr, "cephfab: inventory: %s\n", err);
+		free(m);
+		return EXIT_RUNTIME;
+	}
+	rc = ceph_write_inventory(m, out, g->key ? g->key : KEY_DEFAULT, err);
+	if (rc == -1)
+		fprintf(stderr, "cephfab: inventory: %s\n", err);
+	free(m);
+	return rc == -1 ? EXIT_RUNTIME : EXIT_PASS;
+}

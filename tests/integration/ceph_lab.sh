@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The Ceph adapter against a real Ceph cluster (tests/lab/ceph-lab.sh: a
+# mon, a mgr and three OSDs from Debian's packages on the lab's flat
+# fabric): the lab reaches all PGs active+clean; 'inventory --from-ceph'
+# names the three OSD hosts with their public and cluster addresses and
+# the cluster network from the mon's database; the inventory it writes
+# drives 'hosts' to every agent; 'down' leaves no daemon, namespace or
+# file behind.
+. "$(dirname "$0")/lib.sh"
+need_lab
+command -v ceph-osd >/dev/null && command -v ceph-mon >/dev/null &&
+	command -v ceph-mgr >/dev/null || skip "no Ceph daemons (tests/deps.sh install)"
+CL=$TOP/tests/lab/ceph-lab.sh
+CP="c$(printf '%05x' $(( (RANDOM << 7 ^ $$) % 1048576 )))"
+CLEANUPS+=("$CL down $CP")
+t0=$(date +%s)
+LAB_QUIET=1 "$CL" up "$CP" > /dev/null 2> "$T/up.err" || fail "ceph lab up: $(tail -3 "$T/up.err")"
+note "ceph lab up in $(( $(date +%s) - t0 )) s: $("$CL" ceph "$CP" health 2>/dev/null)"
+ST=/run/cephfab-lab/$CP
+hx() { ip netns exec "$CP-h1" "$@"; }
+
+hx "$CEPHFAB" inventory --from-ceph --ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin \
+	--out "$T/ceph.inv" || fail "inventory --from-ceph"
+"$CEPHFAB" -i "$T/ceph.inv" -k "/run/cephfab-lab/$CP/key" check > /dev/null || fail "the written inventory does not check: $(cat "$T/ceph.inv")"
+for i in 1 2 3; do
+	pub=$(awk -v h="h$i" '$1 == h {print $2}' "$ST/hosts")
+	clu=$(awk -v h="h$i" '$1 == h {print $3}' "$ST/hosts")
+	grep -A4 "^\[host h$i\]" "$T/ceph.inv" | grep -q "^public = $pub$" || fail "h$i public: $(cat "$T/ceph.inv")"
+	grep -A5 "^\[host h$i\]" "$T/ceph.inv" | grep -q "^cluster = $clu$" || fail "h$i cluster"
+done
+grep -q "^cluster_network = $(sed 's/ /\n/g' "$ST/nets" | sed -n 's/^cluster_network=//p')$" "$T/ceph.inv" ||
+	fail "cluster network: $(cat "$T/ceph.inv")"
+assert_eq "$(grep -c '^\[host ' "$T/ceph.inv")" 3 "hosts in the inventory"
+# It drives the agents.
+hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" hosts --json > "$T/h.json" || fail "hosts: $(cat "$T/h.json")"
+assert_eq "$(jq '[.hosts[] | select(.state == "ok")] | length' "$T/h.json")" 3 "agents reached"
+# A cluster the CLI cannot reach: a clear error, exit 3.
+hx "$CEPHFAB" -t 3 inventory --from-ceph --ceph-conf /nonexistent.conf 2> "$T/e"
+assert_eq "$?" 3 "unreachable cluster exit"
+[ "$(wc -l < "$T/e")" = 1 ] || fail "error message: $(cat "$T/e")"
+
+LAB_QUIET=1 "$CL" down "$CP" 2>/dev/null
+pgrep -f -- "-c $ST/ceph/ceph.conf" > /dev/null && fail "Ceph daemons left"
+[ -e "/var/tmp/cephfab-ceph-$CP" ] && fail "OSD files left"
+lab_gone "$CP" || fail "lab left"
+exit 0

@@ -1,0 +1,197 @@
+/* Unit tests for coordinator/ceph.c's parsers on JSON captured from the
+ * lab's real Ceph 16.2.15 cluster (tests/golden/ceph) and on malformed
+ * variants, each refused with the field named. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "ceph.h"
+#include "pj.h"
+
+#define G "tests/golden/ceph/"
+
+static cJSON *
+load(const char *path)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return cJSON_Parse(buf);
+}
+
+static struct ceph_map m;
+
+static void
+read_all(void)
+{
+	char err[CF_ERRLEN];
+	cJSON *j;
+
+	memset(&m, 0, sizeof(m));
+	j = load(G "osd_dump.json");
+	assert_int_equal(ceph_parse_osd_dump(j, &m, err), 0);
+	cJSON_Delete(j);
+	j = load(G "osd_tree.json");
+	assert_int_equal(ceph_parse_osd_tree(j, &m, err), 0);
+	cJSON_Delete(j);
+	j = load(G "osd_metadata.json");
+	assert_int_equal(ceph_parse_osd_metadata(j, &m, err), 0);
+	cJSON_Delete(j);
+	j = load(G "mon_dump.json");
+	assert_int_equal(ceph_parse_mon_dump(j, &m, err), 0);
+	cJSON_Delete(j);
+	j = load(G "config_dump.json");
+	assert_int_equal(ceph_parse_config_dump(j, &m, err), 0);
+	cJSON_Delete(j);
+}
+
+static void
+test_cluster(void **state)
+{
+	char a[NETADDR_STRLEN];
+	int i;
+
+	(void)state;
+	read_all();
+	assert_int_equal(m.nosds, 3);
+	for (i = 0; i < 3; i++) {
+		char want[32];
+
+		assert_int_equal(m.osds[i].id, i);
+		assert_true(m.osds[i].up && m.osds[i].in);
+		assert_true(m.osds[i].up_from > 0);
+		snprintf(want, sizeof(want), "h%d", i + 1);
+		assert_string_equal(m.osds[i].host, want);
+		assert_string_equal(m.osds[i].meta_host, want);
+		snprintf(want, sizeof(want), "198.18.0.1%d", i + 1);
+		assert_string_equal(netaddr_str(&m.osds[i].pub, a, sizeof(a)),
+		    want);
+		snprintf(want, sizeof(want), "198.19.0.1%d", i + 1);
+		assert_string_equal(netaddr_str(&m.osds[i].clus, a, sizeof(a)),
+		    want);
+	}
+	assert_int_equal(m.npools, 2);
+	assert_int_equal(m.pools[1].size, 3);
+	assert_int_equal(m.pools[1].min_size, 2);
+	assert_int_equal(m.nmons, 1);
+	assert_string_equal(m.mons[0].name, "h1");
+	assert_string_equal(m.cluster_network, "198.19.0.0/24");
+}
+
+static void
+test_status(void **state)
+{
+	struct ceph_status s;
+	char err[CF_ERRLEN];
+	cJSON *j = load(G "status.json");
+
+	(void)state;
+	assert_int_equal(ceph_parse_status(j, &s, err), 0);
+	assert_string_equal(s.health, "HEALTH_OK");
+	assert_int_equal(s.num_pgs, 33);
+	assert_int_equal(s.active_clean, 33);
+	assert_int_equal(s.osds, 3);
+	assert_int_equal(s.osds_up, 3);
+	cJSON_Delete(j);
+}
+
+static void
+test_inventory(void **state)
+{
+	char err[CF_ERRLEN], path[] = "/tmp/cf-ceph-inv.XXXXXX";
+	struct inventory inv;
+	struct inv_host *h;
+	int fd = mkstemp(path), n = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	read_all();
+	assert_int_equal(ceph_write_inventory(&m, path, "/etc/cephfab/key",
+	    err), 0);
+	/* What it writes, the normal parser reads. */
+	if (inventory_load(path, &inv, err) == -1)
+		fail_msg("%s", err);
+	TAILQ_FOREACH(h, &inv.hosts, entry)
+		n++;
+	assert_int_equal(n, 3);
+	assert_non_null(inventory_find(&inv, "h2"));
+	inventory_free(&inv);
+	unlink(path);
+}
+
+static void
+test_malformed(void **state)
+{
+	static const struct { const char *json, *needle; int which; } bad[] = {
+		{ "{\"osds\": 5, \"pools\": []}", "osds", 0 },
+		{ "{\"osds\": [{\"osd\": 0, \"up\": 1, \"in\": 1, \"up_from\": 5,"
+		    " \"public_addrs\": {\"addrvec\": [{\"type\": \"v2\","
+		    " \"addr\": \"nonsense\"}]}, \"cluster_addrs\": {}}],"
+		    " \"pools\": []}", "addr", 0 },
+		{ "{\"osds\": [{\"osd\": 0, \"up\": 1, \"in\": 1}],"
+		    " \"pools\": []}", "up_from", 0 },
+		{ "{\"osds\": [], \"pools\": [{\"pool_name\": \"x\","
+		    " \"size\": 0, \"min_size\": 1}]}", "size", 0 },
+		{ "{\"nodes\": [{\"type\": \"host\", \"name\": \"a\"}]}", "id",
+		    1 },
+		{ "{\"nodes\": [{\"id\": -2, \"type\": \"host\", \"name\": "
+		    "\"a\", \"children\": [\"x\"]}]}", "children", 1 },
+		{ "{\"id\": 0}", "not an array", 2 },
+		{ "[{\"id\": 0}]", "hostname", 2 },
+		{ "{\"mons\": []}", "mons", 3 },
+		{ "[{\"section\": \"global\", \"name\": 5}]", "name", 4 },
+		{ "{\"pgmap\": {}}", "health", 5 },
+		{ "{\"health\": {\"status\": \"HEALTH_OK\"}, \"pgmap\": "
+		    "{\"num_pgs\": 1, \"pgs_by_state\": [{\"state_name\": "
+		    "\"x\"}]}, \"osdmap\": {}}", "count", 5 },
+	};
+	struct ceph_status s;
+	char err[CF_ERRLEN];
+	size_t i;
+	int rc;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cJSON *j = cJSON_Parse(bad[i].json);
+
+		assert_non_null(j);
+		memset(&m, 0, sizeof(m));
+		err[0] = '\0';
+		switch (bad[i].which) {
+		case 0: rc = ceph_parse_osd_dump(j, &m, err); break;
+		case 1: rc = ceph_parse_osd_tree(j, &m, err); break;
+		case 2: rc = ceph_parse_osd_metadata(j, &m, err); break;
+		case 3: rc = ceph_parse_mon_dump(j, &m, err); break;
+		case 4: rc = ceph_parse_config_dump(j, &m, err); break;
+		default: rc = ceph_parse_status(j, &s, err); break;
+		}
+		if (rc != -1 || strstr(err, bad[i].needle) == NULL)
+			fail_msg("case %zu: rc %d, err '%s'", i, rc, err);
+		cJSON_Delete(j);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cluster),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_inventory),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
