@@ -444,6 +444,138 @@ ceph_parse_status(const cJSON *j, struct ceph_status *s, char *err)
 	return 0;
 }
 
+int
+ceph_parse_pg_stat(const cJSON *j, struct ceph_pgstat *s, char *err)
+{
+	const cJSON *sum, *st;
+	double v;
+
+	memset(s, 0, sizeof(*s));
+	if (pj_opt_bool(j, "pg_ready", false, &s->ready, err) == -1 ||
+	    pj_get_obj(j, "pg_summary", &sum, err) == -1 ||
+	    pj_get_double(sum, "num_pgs", 0, 1e9, &v, err) == -1) {
+		prefix_err(err, "pg stat");
+		return -1;
+	}
+	s->num_pgs = (int)v;
+	cJSON_ArrayForEach(st, cJSON_GetObjectItem(sum, "num_pg_by_state")) {
+		const char *name;
+
+		if (pj_get_str(st, "name", 1, 256, &name, err) == -1 ||
+		    pj_get_double(st, "num", 0, 1e9, &v, err) == -1) {
+			prefix_err(err, "pg stat: num_pg_by_state");
+			return -1;
+		}
+		if (strcmp(name, "active+clean") == 0)
+			s->active_clean += (int)v;
+	}
+	return 0;
+}
+
+int
+ceph_parse_health_detail(const cJSON *j, struct ceph_health *h, char *err)
+{
+	const cJSON *checks, *c;
+	size_t off = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (pj_get_strcpy(j, "status", 1, h->status, sizeof(h->status),
+	    err) == -1 || pj_get_obj(j, "checks", &checks, err) == -1) {
+		prefix_err(err, "health detail");
+		return -1;
+	}
+	cJSON_ArrayForEach(c, checks) {
+		if (!cJSON_IsObject(c) || c->string == NULL) {
+			snprintf(err, CF_ERRLEN, "health detail: checks: not "
+			    "an object of checks");
+			return -1;
+		}
+		h->nchecks++;
+		if (h->nchecks <= 16 && off + strlen(c->string) + 2 <
+		    sizeof(h->checks))
+			off += (size_t)snprintf(h->checks + off,
+			    sizeof(h->checks) - off, "%s%s", off ? "," : "",
+			    c->string);
+	}
+	return 0;
+}
+
+int
+ceph_parse_config_show(const cJSON *j, const char *name, char *value,
+    size_t vlen, char *source, size_t slen, char *err)
+{
+	const cJSON *e;
+	int i = 0;
+
+	if (!cJSON_IsArray(j)) {
+		snprintf(err, CF_ERRLEN, "config show: not an array");
+		return -1;
+	}
+	cJSON_ArrayForEach(e, j) {
+		const char *n, *v, *src;
+
+		if (pj_get_str(e, "name", 1, 256, &n, err) == -1 ||
+		    pj_get_str(e, "value", 0, 65536, &v, err) == -1 ||
+		    pj_get_str(e, "source", 0, 64, &src, err) == -1) {
+			char ctx[48];
+
+			snprintf(ctx, sizeof(ctx), "config show[%d]", i);
+			prefix_err(err, ctx);
+			return -1;
+		}
+		i++;
+		if (strcmp(n, name) != 0)
+			continue;
+		snprintf(value, vlen, "%s", v);
+		snprintf(source, slen, "%s", src);
+		return 1;
+	}
+	return 0;
+}
+
+int
+ceph_parse_versions(const cJSON *j, struct ceph_versions *v, char *err)
+{
+	const cJSON *all, *e;
+
+	memset(v, 0, sizeof(*v));
+	if (pj_get_obj(j, "overall", &all, err) == -1) {
+		prefix_err(err, "versions");
+		return -1;
+	}
+	cJSON_ArrayForEach(e, all) {
+		if (!cJSON_IsNumber(e) || e->string == NULL) {
+			snprintf(err, CF_ERRLEN, "versions: overall: not "
+			    "counts");
+			return -1;
+		}
+		if (v->distinct++ == 0)
+			snprintf(v->first, sizeof(v->first), "%s", e->string);
+		v->daemons += e->valueint;
+	}
+	return 0;
+}
+
+int
+ceph_parse_ok_to_stop(const cJSON *j, struct ceph_ok_to_stop *o, char *err)
+{
+	const cJSON *osds;
+	double v;
+
+	memset(o, 0, sizeof(*o));
+	if (pj_get_bool(j, "ok_to_stop", &o->ok, err) == -1 ||
+	    pj_get_arr(j, "osds", 0, CEPH_MAX_OSDS, &osds, &o->nosds,
+	    err) == -1) {
+		prefix_err(err, "osd ok-to-stop");
+		return -1;
+	}
+	if (pj_get_double(j, "num_ok_pgs", 0, 1e9, &v, err) == 0)
+		o->num_ok_pgs = (int)v;
+	if (pj_get_double(j, "num_not_ok_pgs", 0, 1e9, &v, err) == 0)
+		o->num_not_ok_pgs = (int)v;
+	return 0;
+}
+
 static int
 read_one(const struct ceph_opts *o, const char *a0, const char *a1,
     int (*parse)(const cJSON *, struct ceph_map *, char *),

@@ -71,6 +71,46 @@ struct ceph_status {
 };
 int ceph_parse_status(const cJSON *j, struct ceph_status *s, char *err);
 
+/* pg stat: whether PG stats are ready and how many are active+clean. */
+struct ceph_pgstat {
+	bool ready;
+	int num_pgs, active_clean;
+};
+int ceph_parse_pg_stat(const cJSON *j, struct ceph_pgstat *s, char *err);
+
+/* health detail: the status and the names of the checks raised, e.g.
+ * "OSD_SLOW_PING_TIME_BACK" (names: up to 16, comma-separated). */
+struct ceph_health {
+	char status[32];
+	char checks[512];
+	int nchecks;
+};
+int ceph_parse_health_detail(const cJSON *j, struct ceph_health *h,
+    char *err);
+
+/* config show DAEMON: one setting's value and where it came from ("mon"
+ * database, "file" = a local ceph.conf, "default", ...). 1 found, 0 not
+ * set at all, -1 malformed. */
+int ceph_parse_config_show(const cJSON *j, const char *name, char *value,
+    size_t vlen, char *source, size_t slen, char *err);
+
+/* versions: how many daemons run how many distinct versions. */
+struct ceph_versions {
+	int daemons, distinct;
+	char first[128];		/* one version string, for display */
+};
+int ceph_parse_versions(const cJSON *j, struct ceph_versions *v,
+    char *err);
+
+/* osd ok-to-stop (JSON even when it refuses; its exit status says
+ * which: 0 ok, EBUSY unsafe, EAGAIN unknown). */
+struct ceph_ok_to_stop {
+	bool ok;
+	int num_ok_pgs, num_not_ok_pgs, nosds;
+};
+int ceph_parse_ok_to_stop(const cJSON *j, struct ceph_ok_to_stop *o,
+    char *err);
+
 /* ceph_addrvec picks an addrvec's v2 address (else v1) without its port. */
 int ceph_addrvec(const cJSON *av, struct netaddr *out, char *err);
 

@@ -107,6 +107,77 @@ test_status(void **state)
 }
 
 static void
+test_more(void **state)
+{
+	struct ceph_pgstat ps;
+	struct ceph_health h;
+	struct ceph_versions v;
+	struct ceph_ok_to_stop ok;
+	char err[CF_ERRLEN], val[128], src[32];
+	cJSON *j;
+
+	(void)state;
+	j = load(G "pg_stat.json");
+	assert_int_equal(ceph_parse_pg_stat(j, &ps, err), 0);
+	assert_true(ps.ready);
+	assert_int_equal(ps.num_pgs, 33);
+	assert_int_equal(ps.active_clean, 33);
+	cJSON_Delete(j);
+	j = load(G "health_detail.json");
+	assert_int_equal(ceph_parse_health_detail(j, &h, err), 0);
+	assert_string_equal(h.status, "HEALTH_OK");
+	assert_int_equal(h.nchecks, 0);
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"status\": \"HEALTH_WARN\", \"checks\": "
+	    "{\"OSD_SLOW_PING_TIME_BACK\": {}, \"OSDMAP_FLAGS\": {}}}");
+	assert_int_equal(ceph_parse_health_detail(j, &h, err), 0);
+	assert_string_equal(h.checks, "OSD_SLOW_PING_TIME_BACK,OSDMAP_FLAGS");
+	cJSON_Delete(j);
+	/* Where cluster_network came from: the mon's database. */
+	j = load(G "config_show_osd.0.json");
+	assert_int_equal(ceph_parse_config_show(j, "cluster_network", val,
+	    sizeof(val), src, sizeof(src), err), 1);
+	assert_string_equal(val, "198.19.0.0/24");
+	assert_string_equal(src, "mon");
+	assert_int_equal(ceph_parse_config_show(j, "public_network", val,
+	    sizeof(val), src, sizeof(src), err), 1);
+	assert_string_equal(src, "file");
+	assert_int_equal(ceph_parse_config_show(j, "cluster_addr_x", val,
+	    sizeof(val), src, sizeof(src), err), 0);
+	cJSON_Delete(j);
+	j = load(G "versions.json");
+	assert_int_equal(ceph_parse_versions(j, &v, err), 0);
+	assert_int_equal(v.daemons, 5);
+	assert_int_equal(v.distinct, 1);
+	assert_non_null(strstr(v.first, "16.2.15"));
+	cJSON_Delete(j);
+	j = load(G "ok-to-stop_0.json");
+	assert_int_equal(ceph_parse_ok_to_stop(j, &ok, err), 0);
+	assert_true(ok.ok);
+	assert_int_equal(ok.nosds, 1);
+	assert_int_equal(ok.num_ok_pgs, 33);
+	cJSON_Delete(j);
+	/* Malformed: the field named. */
+	j = cJSON_Parse("{\"ok_to_stop\": \"yes\", \"osds\": []}");
+	assert_int_equal(ceph_parse_ok_to_stop(j, &ok, err), -1);
+	assert_non_null(strstr(err, "ok_to_stop"));
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"pg_summary\": {\"num_pgs\": 3, "
+	    "\"num_pg_by_state\": [{\"name\": \"x\"}]}}");
+	assert_int_equal(ceph_parse_pg_stat(j, &ps, err), -1);
+	assert_non_null(strstr(err, "num"));
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"overall\": {\"v\": \"3\"}}");
+	assert_int_equal(ceph_parse_versions(j, &v, err), -1);
+	cJSON_Delete(j);
+	j = cJSON_Parse("[{\"name\": \"a\", \"value\": 1}]");
+	assert_int_equal(ceph_parse_config_show(j, "a", val, sizeof(val), src,
+	    sizeof(src), err), -1);
+	assert_non_null(strstr(err, "config show[0]"));
+	cJSON_Delete(j);
+}
+
+static void
 test_inventory(void **state)
 {
 	char err[CF_ERRLEN], path[] = "/tmp/cf-ceph-inv.XXXXXX";
@@ -189,6 +260,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cluster),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_more),
 		cmocka_unit_test(test_inventory),
 		cmocka_unit_test(test_malformed),
 	};
