@@ -135,13 +135,15 @@ integration: all
 	@tests/run_integration.sh
 
 # libFuzzer harnesses need clang.
-FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config
+FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config fuzz_tcpan fuzz_ceph \
+	fuzz_topo fuzz_profile
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
 	-Iinclude -Icoordinator -Iagent -DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
-FUZZ_EXTRA := coordinator/inventory.c agent/config.c
+FUZZ_EXTRA := coordinator/inventory.c agent/config.c agent/tcpan.c \
+	coordinator/ceph.c coordinator/topo.c coordinator/findings.c
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_EXTRA) \

@@ -576,6 +576,52 @@ ceph_parse_ok_to_stop(const cJSON *j, struct ceph_ok_to_stop *o, char *err)
 	return 0;
 }
 
+int
+ceph_parse_osd_network(const cJSON *j,
+    void (*cb)(const struct ceph_ping *, void *), void *arg, char *err)
+{
+	const cJSON *arr, *e, *o;
+	int i = 0;
+
+	if (pj_get_arr(j, "entries", 0, 1000000, &arr, NULL, err) == -1) {
+		prefix_err(err, "dump_osd_network");
+		return -1;
+	}
+	cJSON_ArrayForEach(e, arr) {
+		struct ceph_ping p;
+		const char *itf;
+		uint32_t from, to;
+		char ctx[48];
+
+		memset(&p, 0, sizeof(p));
+		snprintf(ctx, sizeof(ctx), "dump_osd_network: entries[%d]",
+		    i++);
+		if (pj_get_u32(e, "from osd", 0, 1000000, &from, err) == -1 ||
+		    pj_get_u32(e, "to osd", 0, 1000000, &to, err) == -1 ||
+		    pj_get_str(e, "interface", 4, 5, &itf, err) == -1 ||
+		    pj_get_obj(e, "average", &o, err) == -1 ||
+		    pj_get_double(o, "1min", 0, 1e9, &p.avg1, err) == -1 ||
+		    pj_get_double(o, "5min", 0, 1e9, &p.avg5, err) == -1 ||
+		    pj_get_double(o, "15min", 0, 1e9, &p.avg15, err) == -1 ||
+		    pj_get_obj(e, "max", &o, err) == -1 ||
+		    pj_get_double(o, "1min", 0, 1e9, &p.max1, err) == -1 ||
+		    pj_get_double(e, "last", 0, 1e9, &p.last, err) == -1) {
+			prefix_err(err, ctx);
+			return -1;
+		}
+		if (strcmp(itf, "back") != 0 && strcmp(itf, "front") != 0) {
+			snprintf(err, CF_ERRLEN, "%s: field 'interface': '%s' "
+			    "is not back or front", ctx, itf);
+			return -1;
+		}
+		p.from = (int)from;
+		p.to = (int)to;
+		p.back = strcmp(itf, "back") == 0;
+		cb(&p, arg);
+	}
+	return 0;
+}
+
 static int
 read_one(const struct ceph_opts *o, const char *a0, const char *a1,
     int (*parse)(const cJSON *, struct ceph_map *, char *),

@@ -111,6 +111,17 @@ struct ceph_ok_to_stop {
 int ceph_parse_ok_to_stop(const cJSON *j, struct ceph_ok_to_stop *o,
     char *err);
 
+/* dump_osd_network: one OSD's heartbeat ping times to its peers, per
+ * interface ("back" = cluster network, "front" = public), in ms. */
+struct ceph_ping {
+	int from, to;
+	bool back;
+	double avg1, avg5, avg15, max1, last;
+};
+/* ceph_parse_osd_network calls cb for each entry; -1 with err. */
+int ceph_parse_osd_network(const cJSON *j,
+    void (*cb)(const struct ceph_ping *, void *), void *arg, char *err);
+
 /* ceph_addrvec picks an addrvec's v2 address (else v1) without its port. */
 int ceph_addrvec(const cJSON *av, struct netaddr *out, char *err);
 

@@ -41,5 +41,6 @@ int cmd_compare(const struct gopts *g, int argc, char **argv);
 int cmd_mesh(const struct gopts *g, int argc, char **argv);
 int cmd_watch(const struct gopts *g, int argc, char **argv);
 int cmd_inventory(const struct gopts *g, int argc, char **argv);
+int cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv);
 
 #endif

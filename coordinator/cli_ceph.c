@@ -69,3 +69,218 @@ cmd_inventory(const struct gopts *g, int argc, char **argv)
 	free(m);
 	return rc == -1 ? EXIT_RUNTIME : EXIT_PASS;
 }
+
+/* --- ceph-heartbeats ------------------------------------------------------ */
+
+#define HB_HOSTS 256
+
+struct hb {
+	const struct ceph_map *m;
+	char host[HB_HOSTS][CEPH_NAME_MAX];
+	int nh;
+	double avg[2][HB_HOSTS * HB_HOSTS], mx[2][HB_HOSTS * HB_HOSTS];
+	int n[2][HB_HOSTS * HB_HOSTS];
+};
+
+static int
+hb_host(struct hb *b, int osd)
+{
+	int i, k;
+
+	for (i = 0; i < b->m->nosds; i++) {
+		const char *h;
+
+		if (b->m->osds[i].id != osd)
+			continue;
+		h = b->m->osds[i].host[0] ? b->m->osds[i].host :
+		    b->m->osds[i].meta_host;
+		for (k = 0; k < b->nh && strcmp(b->host[k], h); k++)
+			;
+		if (k == b->nh) {
+			if (b->nh == HB_HOSTS)
+				return -1;
+			snprintf(b->host[b->nh++], CEPH_NAME_MAX, "%s", h);
+		}
+		return k;
+	}
+	return -1;
+}
+
+static void
+hb_cb(const struct ceph_ping *p, void *arg)
+{
+	struct hb *b = arg;
+	int a = hb_host(b, p->from), c = hb_host(b, p->to), k;
+
+	if (a < 0 || c < 0 || a == c)
+		return;
+	/* Host pairs: the slowest OSD pair between them stands. */
+	k = a * HB_HOSTS + c;
+	if (p->avg1 > b->avg[p->back][k])
+		b->avg[p->back][k] = p->avg1;
+	if (p->max1 > b->mx[p->back][k])
+		b->mx[p->back][k] = p->max1;
+	b->n[p->back][k]++;
+}
+
+int
+cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_CONF = 256, O_NAME, O_KEYRING };
+	static const struct option ho[] = {
+		{ "ceph-conf", required_argument, NULL, O_CONF },
+		{ "ceph-name", required_argument, NULL, O_NAME },
+		{ "ceph-keyring", required_argument, NULL, O_KEYRING },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *use = "usage: cephfab ceph-heartbeats [--ceph-conf "
+	    "FILE] [--ceph-name NAME] [--ceph-keyring FILE]\n"
+	    "         [--json]\n"
+	    "  Ceph's own OSD heartbeat ping times (dump_osd_network of every "
+	    "up OSD),\n"
+	    "  per host pair and interface (back: cluster network, front: "
+	    "public), and\n"
+	    "  the OSD_SLOW_PING_TIME health checks\n";
+	struct ceph_opts co;
+	struct ceph_map *m = calloc(1, sizeof(*m));
+	struct hb *b = calloc(1, sizeof(*b));
+	struct ceph_health hd;
+	char err[CF_ERRLEN], osd[32];
+	const char *hargs[] = { "health", "detail", NULL };
+	cJSON *doc, *j, *itfs;
+	int ch, i, k, itf, json = g->json, rc = EXIT_PASS, asked = 0, got = 0;
+
+	if (m == NULL || b == NULL) {
+		free(m);
+		free(b);
+		return EXIT_RUNTIME;
+	}
+	memset(&co, 0, sizeof(co));
+	co.timeout = g->timeout > 0 ? g->timeout : 15;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "jh", ho, NULL)) != -1) {
+		switch (ch) {
+		case O_CONF: co.conf = optarg; break;
+		case O_NAME: co.name = optarg; break;
+		case O_KEYRING: co.keyring = optarg; break;
+		case 'j': json = 1; break;
+		case 'h': fputs(use, stdout); free(m); free(b);
+			return EXIT_PASS;
+		default: fputs(use, stderr); free(m); free(b);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc != optind) {
+		fputs(use, stderr);
+		free(m);
+		free(b);
+		return EXIT_USAGE;
+	}
+	if (ceph_read_cluster(&co, m, err) == -1) {
+		fprintf(stderr, "cephfab: ceph-heartbeats: %s\n", err);
+		free(m);
+		free(b);
+		return EXIT_RUNTIME;
+	}
+	b->m = m;
+	for (i = 0; i < m->nosds; i++) {
+		const char *args[] = { "tell", osd, "dump_osd_network", "0",
+		    NULL };
+
+		if (!m->osds[i].up)
+			continue;
+		hb_host(b, m->osds[i].id);
+		snprintf(osd, sizeof(osd), "osd.%d", m->osds[i].id);
+		asked++;
+		if (ceph_run(&co, args, &j, err) == -1 ||
+		    ceph_parse_osd_network(j, hb_cb, b, err) == -1) {
+			fprintf(stderr, "cephfab: ceph-heartbeats: %s: %s\n", osd,
+			    err);
+			rc = EXIT_PROBLEMS;
+		} else {
+			got++;
+		}
+		cJSON_Delete(j);
+	}
+	memset(&hd, 0, sizeof(hd));
+	if (ceph_run(&co, hargs, &j, err) == -1 ||
+	    ceph_parse_health_detail(j, &hd, err) == -1)
+		fprintf(stderr, "cephfab: ceph-heartbeats: %s\n", err);
+	cJSON_Delete(j);
+	doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, "osds_asked", asked);
+	cJSON_AddNumberToObject(doc, "osds_answered", got);
+	cJSON_AddStringToObject(doc, "health", hd.status);
+	j = cJSON_AddArrayToObject(doc, "slow_ping_checks");
+	{
+		char t[sizeof(hd.checks)], *tok, *save = NULL;
+
+		snprintf(t, sizeof(t), "%s", hd.checks);
+		for (tok = strtok_r(t, ",", &save); tok;
+		    tok = strtok_r(NULL, ",", &save))
+			if (strncmp(tok, "OSD_SLOW_PING_TIME", 18) == 0)
+				cJSON_AddItemToArray(j, cJSON_CreateString(tok));
+	}
+	itfs = cJSON_AddObjectToObject(doc, "interfaces");
+	for (itf = 1; itf >= 0; itf--) {
+		cJSON *o = cJSON_AddObjectToObject(itfs, itf ? "back" : "front");
+		cJSON *hs = cJSON_AddArrayToObject(o, "hosts");
+		cJSON *cells = cJSON_AddArrayToObject(o, "cells");
+
+		for (i = 0; i < b->nh; i++)
+			cJSON_AddItemToArray(hs, cJSON_CreateString(b->host[i]));
+		for (i = 0; i < b->nh; i++)
+			for (k = 0; k < b->nh; k++) {
+				int x = i * HB_HOSTS + k;
+				cJSON *c;
+
+				if (i == k || b->n[itf][x] == 0)
+					continue;
+				c = cJSON_CreateObject();
+				cJSON_AddStringToObject(c, "src", b->host[i]);
+				cJSON_AddStringToObject(c, "dst", b->host[k]);
+				cJSON_AddNumberToObject(c, "avg_1min_ms",
+				    b->avg[itf][x]);
+				cJSON_AddNumberToObject(c, "max_1min_ms",
+				    b->mx[itf][x]);
+				cJSON_AddItemToArray(cells, c);
+			}
+		if (json)
+			continue;
+		printf("%s (%s network): heartbeat ping, 1-minute average ms, "
+		    "row pings column\n%10s", itf ? "back" : "front", itf ?
+		    "cluster" : "public", "");
+		for (k = 0; k < b->nh; k++)
+			printf(" %9.9s", b->host[k]);
+		printf("\n");
+		for (i = 0; i < b->nh; i++) {
+			printf("%-10.10s", b->host[i]);
+			for (k = 0; k < b->nh; k++) {
+				int x = i * HB_HOSTS + k;
+
+				if (i == k)
+					printf(" %9s", "-");
+				else if (b->n[itf][x] == 0)
+					printf(" %9s", "?");
+				else
+					printf(" %9.3f", b->avg[itf][x]);
+			}
+			printf("\n");
+		}
+		printf("\n");
+	}
+	if (json)
+		out_json(doc);
+	else
+		printf("health %s%s%s\n", hd.status,
+		    cJSON_GetArraySize(j) ? ", slow ping checks: " : "",
+		    cJSON_GetArraySize(j) ? hd.checks : "");
+	if (cJSON_GetArraySize(j))
+		rc = EXIT_PROBLEMS;
+	cJSON_Delete(doc);
+	free(m);
+	free(b);
+	return got == 0 && asked > 0 ? EXIT_RUNTIME : rc;
+}

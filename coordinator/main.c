@@ -56,6 +56,8 @@ usage(FILE *f)
 	    "pair (watch --help)\n"
 	    "  inventory --from-ceph  an inventory from the live cluster "
 	    "(inventory --help)\n"
+	    "  ceph-heartbeats    Ceph's OSD heartbeat ping times per host "
+	    "pair\n"
 	    "  runs [--db F]      the stored matrix runs\n"
 	    "  report RUN [opts]  render a stored run again (same outputs as "
 	    "matrix)\n"
@@ -261,6 +263,8 @@ main(int argc, char **argv)
 		return cmd_watch(&g, argc, argv);
 	if (strcmp(cmd, "inventory") == 0)
 		return cmd_inventory(&g, argc, argv);
+	if (strcmp(cmd, "ceph-heartbeats") == 0)
+		return cmd_ceph_heartbeats(&g, argc, argv);
 	if (strcmp(cmd, "matrix") == 0)
 		return cmd_matrix(&g, argc, argv, false);
 	if (strcmp(cmd, "report") == 0)
