@@ -55,7 +55,8 @@ grep -q "filter" "$T/e" || fail "bad filter message: $(cat "$T/e")"
 kill "$(cat "$LST/agent-h1.pid")"
 wait_until 5 sh -c "! kill -0 $(cat "$LST/agent-h1.pid") 2>/dev/null"
 { cat "$LST/agent-h1.conf"; echo "user = nobody"; } > "$T/nobody.conf"
-lx h1 "$AGENT" -d -c "$T/nobody.conf" > "$T/nobody.log" 2>&1 &
+# Not through lx (a function: $! would be a subshell, not the agent).
+ip netns exec "$LP-h1" "$AGENT" -d -c "$T/nobody.conf" > "$T/nobody.log" 2>&1 &
 PIDS+=($!)
 wait_until 5 grep -q "running as nobody" "$T/nobody.log" || fail "no privilege drop: $(cat "$T/nobody.log")"
 (sleep 1; cf pair h2 h1 --net cluster -t 1 --rate 20M > /dev/null 2>&1) &
