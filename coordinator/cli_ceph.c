@@ -185,6 +185,23 @@ cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	b->m = m;
+	/* Hosts in name order, whatever order the pings come in. */
+	{
+		int order[CEPH_MAX_OSDS], n = 0, x, y;
+
+		for (i = 0; i < m->nosds && n < CEPH_MAX_OSDS; i++)
+			order[n++] = i;
+		for (x = 1; x < n; x++)
+			for (y = x; y > 0 && strcmp(m->osds[order[y - 1]].host,
+			    m->osds[order[y]].host) > 0; y--) {
+				int t = order[y];
+
+				order[y] = order[y - 1];
+				order[y - 1] = t;
+			}
+		for (x = 0; x < n; x++)
+			hb_host(b, m->osds[order[x]].id);
+	}
 	for (i = 0; i < m->nosds; i++) {
 		const char *args[] = { "tell", osd, "dump_osd_network", "0",
 		    NULL };

@@ -4,8 +4,9 @@
 # fabric): the lab reaches all PGs active+clean; 'inventory --from-ceph'
 # names the three OSD hosts with their public and cluster addresses and
 # the cluster network from the mon's database; the inventory it writes
-# drives 'hosts' to every agent; 'down' leaves no daemon, namespace or
-# file behind.
+# drives 'hosts' to every agent; 'ceph-heartbeats' gives Ceph's own
+# host x host ping matrix of the back network; 'down' leaves no daemon,
+# namespace or file behind.
 . "$(dirname "$0")/lib.sh"
 need_lab
 command -v ceph-osd >/dev/null && command -v ceph-mon >/dev/null &&
@@ -38,6 +39,14 @@ assert_eq "$(jq '[.hosts[] | select(.state == "ok")] | length' "$T/h.json")" 3 "
 hx "$CEPHFAB" -t 3 inventory --from-ceph --ceph-conf /nonexistent.conf 2> "$T/e"
 assert_eq "$?" 3 "unreachable cluster exit"
 [ "$(wc -l < "$T/e")" = 1 ] || fail "error message: $(cat "$T/e")"
+
+# Ceph's own heartbeat view: a full back-network matrix (the OSDs need
+# about a minute of pings before they report any).
+full() { hx "$CEPHFAB" ceph-heartbeats --ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin --json |
+	jq -e '.interfaces.back.cells | length == 6 and all(.[]; .avg_1min_ms > 0)'; }
+t1=$(date +%s)
+wait_until 150 full || fail "no full heartbeat matrix: $(hx "$CEPHFAB" ceph-heartbeats --ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin --json)"
+note "heartbeat matrix after $(( $(date +%s) - t1 )) s more: $(hx "$CEPHFAB" ceph-heartbeats --ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin --json | jq -c '[.interfaces.back.cells[] | .avg_1min_ms]')"
 
 LAB_QUIET=1 "$CL" down "$CP" 2>/dev/null
 pgrep -f -- "-c $ST/ceph/ceph.conf" > /dev/null && fail "Ceph daemons left"

@@ -178,6 +178,68 @@ test_more(void **state)
 }
 
 static void
+ping_cb(const struct ceph_ping *p, void *arg)
+{
+	struct ceph_ping *out = arg;
+
+	out[out[0].from == -1 ? 0 : 1] = *p;
+}
+
+static void
+count_cb(const struct ceph_ping *p, void *arg)
+{
+	(void)p;
+	(*(int *)arg)++;
+}
+
+static void
+test_osd_network(void **state)
+{
+	static const char *j1 = "{\"threshold\": 0, \"entries\": [{"
+	    "\"last update\": \"x\", \"stale\": false, \"from osd\": 2,"
+	    " \"to osd\": 0, \"interface\": \"back\", \"average\": "
+	    "{\"1min\": 1.5, \"5min\": 0.9, \"15min\": 0.8}, \"min\": "
+	    "{\"1min\": 0.5, \"5min\": 0.5, \"15min\": 0.5}, \"max\": "
+	    "{\"1min\": 4.25, \"5min\": 4.25, \"15min\": 4.25}, "
+	    "\"last\": 0.7}]}";
+	struct ceph_ping got[2];
+	char err[CF_ERRLEN];
+	cJSON *j = cJSON_Parse(j1);
+
+	(void)state;
+	got[0].from = -1;
+	assert_int_equal(ceph_parse_osd_network(j, ping_cb, got, err), 0);
+	assert_int_equal(got[0].from, 2);
+	assert_int_equal(got[0].to, 0);
+	assert_true(got[0].back);
+	assert_true(got[0].avg1 == 1.5 && got[0].max1 == 4.25);
+	cJSON_Delete(j);
+	/* An interface Ceph does not have, and a missing average. */
+	/* The real thing, from the lab: both interfaces, both peers. */
+	{
+		int n = 0;
+
+		j = load(G "dump_osd_network_osd.0.json");
+		assert_int_equal(ceph_parse_osd_network(j, count_cb, &n, err),
+		    0);
+		assert_int_equal(n, 4);
+		cJSON_Delete(j);
+	}
+	j = cJSON_Parse("{\"entries\": [{\"from osd\": 1, \"to osd\": 2, "
+	    "\"interface\": \"side\", \"average\": {\"1min\": 1, "
+	    "\"5min\": 1, \"15min\": 1}, \"max\": {\"1min\": 1}, "
+	    "\"last\": 1}]}");
+	assert_int_equal(ceph_parse_osd_network(j, ping_cb, got, err), -1);
+	assert_non_null(strstr(err, "interface"));
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"entries\": [{\"from osd\": 1, \"to osd\": 2, "
+	    "\"interface\": \"back\"}]}");
+	assert_int_equal(ceph_parse_osd_network(j, ping_cb, got, err), -1);
+	assert_non_null(strstr(err, "entries[0]"));
+	cJSON_Delete(j);
+}
+
+static void
 test_inventory(void **state)
 {
 	char err[CF_ERRLEN], path[] = "/tmp/cf-ceph-inv.XXXXXX";
@@ -261,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_cluster),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_more),
+		cmocka_unit_test(test_osd_network),
 		cmocka_unit_test(test_inventory),
 		cmocka_unit_test(test_malformed),
 	};
