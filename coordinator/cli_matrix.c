@@ -55,6 +55,8 @@ matrix_usage(FILE *f)
 	    "(default 1000)\n"
 	    "  --lat-loaded    the latency mesh again during the all-to-all "
 	    "(or fanout) load\n"
+	    "  --ceph-conf F   Ceph's own heartbeat times beside the RTT "
+	    "(--ceph-name N)\n"
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
 }
 
@@ -63,7 +65,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 {
 	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
 	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
-	    O_LRATE, O_LLOAD };
+	    O_LRATE, O_LLOAD, O_CCONF, O_CNAME };
 	static const struct option mopts[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "tests", required_argument, NULL, O_TESTS },
@@ -82,6 +84,8 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 		{ "lat-mesh", no_argument, NULL, O_MESH },
 		{ "lat-rate", required_argument, NULL, O_LRATE },
 		{ "lat-loaded", no_argument, NULL, O_LLOAD },
+		{ "ceph-conf", required_argument, NULL, O_CCONF },
+		{ "ceph-name", required_argument, NULL, O_CNAME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -189,6 +193,8 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 			break;
 		case O_MESH: o.lat_mesh = 1; break;
 		case O_LLOAD: o.lat_loaded = true; break;
+		case O_CCONF: o.ceph_conf = optarg; break;
+		case O_CNAME: o.ceph_name = optarg; break;
 		case O_LRATE:
 			if (parse_num("--lat-rate", optarg, 1, 100000, &d))
 				return EXIT_USAGE;

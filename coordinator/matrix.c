@@ -22,15 +22,17 @@
 #include <ev.h>
 
 /* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (mload.h); 6
- * the latency mesh again during a load; 7 every host's facts (one job). */
+ * the latency mesh again during a load; 7 every host's facts (one job);
+ * 8 Ceph's heartbeat matrix (one job). */
 static const char *test_names[] = { "bw", "lat", "mtu", "ports", "a2a",
-    "fanout", "lat_load", "facts" };
-#define NTESTS 8
+    "fanout", "lat_load", "facts", "heartbeats" };
+#define NTESTS 9
 #define T_BW 0
 #define T_A2A 4
 #define T_FANOUT 5
 #define T_LATLOAD 6
 #define T_FACTS 7
+#define T_CEPHHB 8
 
 /* is_tput: a throughput cell, which a round runs all at once. */
 static bool
@@ -212,6 +214,18 @@ job_argv(struct job *j, char **argv, char bufs[8][32])
 	snprintf(bufs[0], 32, "%.1f", o->timeout);
 	argv[k++] = "-t";
 	argv[k++] = bufs[0];
+	if (j->test == T_CEPHHB) {
+		argv[k++] = "ceph-heartbeats";
+		argv[k++] = "--ceph-conf";
+		argv[k++] = (char *)o->ceph_conf;
+		if (o->ceph_name) {
+			argv[k++] = "--ceph-name";
+			argv[k++] = (char *)o->ceph_name;
+		}
+		argv[k++] = "--json";
+		argv[k] = NULL;
+		return;
+	}
 	if (j->test == T_FACTS) {
 		snprintf(bufs[3], 32, "%lld", (long long)j->m->run);
 		argv[k++] = "hosts";
@@ -385,6 +399,26 @@ job_finish(struct job *j)
 
 	if (j->out)
 		data = cJSON_ParseWithLength(j->out, j->len);
+	if (j->test == T_CEPHHB) {
+		/* One cell for the cluster: the report joins it to the
+		 * pairs. */
+		if (data == NULL) {
+			data = cJSON_CreateObject();
+			cJSON_AddStringToObject(data, "error", "ceph-heartbeats "
+			    "gave no result");
+		}
+		if (!m->interrupted && store_put_cell(&m->st, m->run, "ceph",
+		    "ceph", "ceph", "heartbeats", cJSON_GetObjectItem(data,
+		    "error") ? "lost" : "ok", data, err) == -1)
+			log_warnx("%s", err);
+		cJSON_Delete(data);
+		free(j->out);
+		j->out = NULL;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
 	if (j->test == T_FACTS) {
 		/* The child stored what it got; a host without facts
 		 * is simply without topology findings. */
@@ -680,6 +714,9 @@ plan(struct mrun *m)
 			continue;
 		if ((o->tests & MT_LAT) && mesh)
 			enqueue_mesh(m, net, 1);
+		if (o->ceph_conf && net == (o->nets & 1 ? 0 : 1) &&
+		    enqueue(m, 0, T_CEPHHB, -1, -1, true) == 0)
+			m->queue[m->nq - 1]->whole = true;
 		/* Once, with the first network: facts are per host. */
 		if ((o->tests & MT_FACTS) && net == (o->nets & 1 ? 0 : 1)) {
 			for (a = 0; a < m->n && stored(m, 0, T_FACTS, a, a);

@@ -35,6 +35,9 @@ struct matrix_opts {
 					   MATRIX_MESH_HOSTS hosts */
 	uint32_t lat_rate;		/* mesh probes/s per agent, 0 = 1000 */
 	bool lat_loaded;		/* the mesh again during the load */
+	/* Ceph's own heartbeat view beside the measured RTT: the
+	 * 'ceph-heartbeats' of this cluster, stored with the run. */
+	const char *ceph_conf, *ceph_name;
 	const char *db;
 	int64_t resume;
 	const char *html, *json, *junit, *prom;

@@ -53,7 +53,8 @@ mreport_html(const cJSON *doc, const char *path, char *err)
 	}
 	fputs(";\n"
 	    "const M={gbps:'Gbit/s',retrans_per_gb:'retransmits/GB',"
-	    "rtt_p99_us:'RTT p99 (us)',path_mtu:'path MTU'};\n"
+	    "rtt_p99_us:'RTT p99 (us)',ceph_ping_ms:'Ceph heartbeat (ms)',"
+	    "path_mtu:'path MTU'};\n"
 	    "let metric='gbps';\n"
 	    "function cls(c){if(c.state==='lost')return 'lost';"
 	    "if(c.state==='skipped')return 'bad';"

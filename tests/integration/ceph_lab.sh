@@ -48,6 +48,14 @@ t1=$(date +%s)
 wait_until 150 full || fail "no full heartbeat matrix: $(hx "$CEPHFAB" ceph-heartbeats --ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin --json)"
 note "heartbeat matrix after $(( $(date +%s) - t1 )) s more: $(hx "$CEPHFAB" ceph-heartbeats --ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin --json | jq -c '[.interfaces.back.cells[] | .avg_1min_ms]')"
 
+# The matrix shows Ceph's view beside its own RTT, pair by pair.
+hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" matrix --tests lat --ceph-conf "$ST/ceph/ceph.conf" \
+	--ceph-name client.admin --db "$T/m.db" --json "$T/m.json" > /dev/null 2>&1 || fail "matrix"
+jq -e '[.networks.cluster.cells[] | .ceph_ping_ms > 0 and .rtt_p99_us > 0] | length == 6 and all' \
+	"$T/m.json" >/dev/null || fail "Ceph's pings in the matrix: $(jq -c '[.networks.cluster.cells[] | [.src, .dst, .ceph_ping_ms]]' "$T/m.json")"
+# The second cluster network is there for the planner.
+hx ping -c1 -W2 198.20.0.13 > /dev/null || fail "second cluster network"
+
 LAB_QUIET=1 "$CL" down "$CP" 2>/dev/null
 pgrep -f -- "-c $ST/ceph/ceph.conf" > /dev/null && fail "Ceph daemons left"
 [ -e "/var/tmp/cephfab-ceph-$CP" ] && fail "OSD files left"

@@ -2,7 +2,9 @@
 # ceph-lab.sh: a real Ceph cluster (Debian's packages) on the lab's flat
 # fabric: one mon and one mgr on h1, one OSD per host on a sparse
 # BlueStore file, cephx on, a size-3/min_size-2 pool, the cluster network
-# set in the mon's config database, and agents on every host.
+# set in the mon's config database, agents on every host, and a second
+# cluster network (198.20.0.0/24, 'clu2' on every host, unused by Ceph)
+# for the planner's cutover.
 #
 #   ceph-lab.sh up P [--hosts N]    bring it up; waits for all PGs active+clean
 #   ceph-lab.sh down P              stop every daemon, remove everything
@@ -77,7 +79,8 @@ cmd_up() {
 	command -v ceph-mon >/dev/null && command -v ceph-osd >/dev/null &&
 		command -v ceph-mgr >/dev/null || die "no Ceph (apt-get install ceph-mon ceph-osd ceph-mgr ceph-common)"
 	t0=$(date +%s)
-	printf 'design = flat\nhosts = %d\nhost_mbit = 0\nmtu = 9000\n' "$hosts" > "/tmp/$P-ceph.topo"
+	printf 'design = flat\nhosts = %d\nhost_mbit = 0\nmtu = 9000\ncluster2 = 1\n' \
+		"$hosts" > "/tmp/$P-ceph.topo"
 	LAB_QUIET=1 "$LAB" up "/tmp/$P-ceph.topo" --prefix "$P" --agents >/dev/null ||
 		die "network lab failed"
 	rm -f "/tmp/$P-ceph.topo"

@@ -39,12 +39,15 @@ check_bond() {
 }
 
 build_flat() {
-	local n i h
+	local n i h c2
 	n=$(topo_get "$TOPO" hosts 4)
 	[ "$n" -ge 2 ] && [ "$n" -le 200 ] || die "$TOPO: hosts must be 2..200"
 	build_mgmt
 	add_bridge sw brpub
 	add_bridge sw brclu
+	# A second cluster network (198.20.0.0/24): the planner's cutover.
+	c2=$(topo_get "$TOPO" cluster2 0)
+	[ "$c2" = 1 ] && add_bridge sw brclu2
 	for i in $(seq 1 "$n"); do
 		h=h$i
 		add_node "$h" host
@@ -53,10 +56,16 @@ build_flat() {
 		add_link "$h-clu" "$h" clu sw "$h-clu" brclu "$HOST_MBIT"
 		ip -n "$(ns "$h")" addr add "198.18.0.$((10 + i))/24" dev pub
 		ip -n "$(ns "$h")" addr add "198.19.0.$((10 + i))/24" dev clu
+		if [ "$c2" = 1 ]; then
+			add_link "$h-clu2" "$h" clu2 sw "$h-clu2" brclu2 "$HOST_MBIT"
+			ip -n "$(ns "$h")" addr add "198.20.0.$((10 + i))/24" dev clu2
+		fi
 		host_rec "$h" "198.18.0.$((10 + i))" "198.19.0.$((10 + i))" \
 			"198.18.255.$((10 + i))" rack1 pub clu
 	done
 	echo "public_network=198.18.0.0/24 cluster_network=198.19.0.0/24" > "$ST/nets"
+	[ "$c2" = 1 ] && echo "198.20.0.0/24" > "$ST/cluster2"
+	return 0
 }
 
 build_leafspine() {
