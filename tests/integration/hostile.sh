@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Hostile clients against an agent that is serving a real test at the same
+# time (two agents on loopback, a 2 Gbit/s paced 2-stream test): an idle
+# unauthenticated connection, garbage bytes, a frame header claiming 4 GiB,
+# a truncated frame, a slowloris sending one byte a second, and 1,000
+# connections opened at once. Each hostile connection is closed within
+# the auth timeout (garbage and oversize at once), the excess beyond
+# max_conns is refused at accept, the agent's memory does not grow with
+# the claimed length, it serves a coordinator afterwards, and the
+# concurrent test keeps its rate (against the same test run alone).
+. "$(dirname "$0")/lib.sh"
+N=$(loopnet)
+keygen "$T/key"
+printf 'auth_timeout = 2\nmax_conns = 256\n' > "$T/a.conf"
+start_agent a "$N.11:7470" "$T/key" -c "$T/a.conf"
+A=$AGENT_PID
+start_agent b "$N.12:7470" "$T/key"
+printf '[global]\nkey = %s\n[host a]\nagent = %s.11\npublic = %s.11\n[host b]\nagent = %s.12\npublic = %s.12\n' \
+	"$T/key" "$N" "$N" "$N" "$N" > "$T/inv"
+pair() { "$CEPHFAB" -i "$T/inv" pair a b --net public -P 2 -t 6 --rate 1G --json; }
+
+pair > "$T/base.json" || fail "baseline test: $(jq -c .error "$T/base.json")"
+base=$(jq '.end.sum.bits_per_second' "$T/base.json")
+rss0=$(awk '/VmRSS/ {print $2}' "/proc/$A/status")
+
+pair > "$T/under.json" &
+PAIR=$!
+PIDS+=($PAIR)
+sleep 1
+python3 - "$N.11" > "$T/h.json" <<'PY' || fail "hostile clients: $(cat "$T/h.json")"
+import json, select, socket, struct, sys, threading, time
+host = sys.argv[1]
+HDR = struct.Struct(">4sBBHIQ")
+res = {}
+
+def closed_after(s, limit):
+    """Seconds until the agent closes s (reads EOF), or None past limit."""
+    t0 = time.monotonic()
+    s.settimeout(limit)
+    try:
+        while True:
+            if not s.recv(4096):
+                return time.monotonic() - t0
+    except (socket.timeout, TimeoutError):
+        return None
+    except ConnectionResetError:
+        return time.monotonic() - t0
+
+def conn():
+    return socket.create_connection((host, 7470), timeout=5)
+
+def idle():
+    res["idle"] = closed_after(conn(), 6)
+
+def garbage():
+    s = conn(); s.sendall(bytes(range(7, 71)))
+    res["garbage"] = closed_after(s, 6)
+
+def oversize():
+    s = conn(); s.sendall(HDR.pack(b"CFAB", 1, 1, 0, 0xFFFFFFFF, 0))
+    res["oversize"] = closed_after(s, 6)
+
+def truncated():
+    s = conn(); s.sendall(HDR.pack(b"CFAB", 1, 1, 0, 100, 0) + b"{" * 10)
+    res["truncated"] = closed_after(s, 6)
+
+def slowloris():
+    s = conn(); t0 = time.monotonic(); frame = HDR.pack(b"CFAB", 1, 1, 0, 40, 0) + b" " * 40
+    for b in frame:
+        try:
+            s.send(bytes([b]))
+            r, _, _ = select.select([s], [], [], 1.0)
+            if r and s.recv(1, socket.MSG_PEEK) == b"":
+                break	# closed by the agent
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        if time.monotonic() - t0 > 8:
+            break
+    res["slowloris"] = time.monotonic() - t0
+
+ts = [threading.Thread(target=f) for f in (idle, garbage, oversize, truncated, slowloris)]
+for t in ts: t.start()
+time.sleep(0.5)		# the five connect before the flood
+# 1,000 at once: the agent keeps max_conns and closes the rest at accept.
+socks, refused = [], 0
+for i in range(1000):
+    try:
+        socks.append(socket.create_connection((host, 7470), timeout=2))
+    except OSError:
+        refused += 1
+time.sleep(0.5)
+early = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        if s.recv(1) == b"":
+            early += 1
+    except BlockingIOError:
+        pass
+    except OSError:
+        early += 1
+res["opened"] = len(socks)
+res["closed_at_accept"] = early + refused
+for s in socks: s.close()
+for t in ts: t.join()
+print(json.dumps(res))
+PY
+wait "$PAIR"; rc=$?
+assert_eq "$rc" 0 "concurrent test exit ($(jq -c .error "$T/under.json"))"
+under=$(jq '.end.sum.bits_per_second' "$T/under.json")
+note "hostile: $(cat "$T/h.json"); rate alone $(echo "$base / 1000000" | bc) Mbit/s, under attack $(echo "$under / 1000000" | bc) Mbit/s"
+# (jq: null < 1 is true, so every figure must be there.)
+jq -e '[.garbage, .oversize, .idle, .truncated, .slowloris] | all(. != null)' "$T/h.json" >/dev/null &&
+jq -e '.garbage < 1 and .oversize < 1 and .idle < 3.5 and .truncated < 3.5 and
+	.slowloris < 4.5 and .closed_at_accept >= 700' "$T/h.json" >/dev/null ||
+	fail "hostile connections: $(cat "$T/h.json")"
+# The paced test held its rate (1 Gbit/s per stream) within noise.
+[ "$(echo "$under >= 0.9 * $base" | bc)" = 1 ] || fail "rate under attack $under vs alone $base"
+rss1=$(awk '/VmRSS/ {print $2}' "/proc/$A/status")
+[ "$rss1" -lt $((rss0 + 20000)) ] || fail "agent RSS grew from $rss0 to $rss1 KB"
+# Still serving.
+"$CEPHFAB" -i "$T/inv" hosts > /dev/null || fail "agent no longer serves"
+grep -q "oversize\|too large\|limit" "$T/a.log" || note "(no oversize log line)"
+exit 0
