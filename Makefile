@@ -80,7 +80,7 @@ $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
 $(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \
 	$(BUILD)/coordinator/findings.o
 
-.PHONY: all deps check unit unit-asan unit-asan-build integration fuzz \
+.PHONY: all deps check unit unit-asan unit-asan-build integration fuzz valgrind \
 	fuzz-build demo install clean
 all: $(BUILD)/cephfab-agent $(BUILD)/cephfab cephfab-agent cephfab
 
@@ -148,6 +148,16 @@ build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_EXTRA) \
 		$(LDLIBS)
+# Unit tests under valgrind: any error, or a definite leak, fails.
+valgrind: $(UNIT_BINS)
+	@pass=0; for t in $(UNIT_TESTS); do \
+		if valgrind -q --error-exitcode=1 --leak-check=full \
+		    --errors-for-leak-kinds=definite $(BUILD)/tests/$$t \
+		    >/dev/null 2>$(BUILD)/tests/$$t.vg; then \
+			echo "ok   valgrind $$t"; pass=$$((pass + 1)); \
+		else echo "FAIL valgrind $$t"; head -40 $(BUILD)/tests/$$t.vg; \
+			exit 1; fi; done; echo "valgrind: $$pass passed, 0 failed"
+
 fuzz-build: $(FUZZ_HARNESSES:%=build/fuzz/%)
 fuzz: fuzz-build
 	@tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)

@@ -586,6 +586,16 @@ prof_pair(void *u, const char *key, const char *val, int line, char *err)
 }
 
 int
+profile_parse_buf(const char *name, const char *text, size_t len,
+    struct profile *p, char *err)
+{
+	struct ini_handler h = { prof_section, prof_pair };
+
+	profile_defaults(p);
+	return ini_parse_buf(name, text, len, &h, p, err);
+}
+
+int
 profile_load(const char *path, struct profile *p, char *err)
 {
 	struct ini_handler h = { prof_section, prof_pair };

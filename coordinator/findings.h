@@ -7,6 +7,7 @@
 #define CF_FINDINGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -61,5 +62,8 @@ int findings_compute(const struct mview *v, const struct profile *p,
 /* profile_load reads a profile file; -1 with err ("file:line: ..."). */
 int profile_load(const char *path, struct profile *p, char *err);
 void profile_defaults(struct profile *p);
+/* profile_parse_buf: the same from text (name for the messages). */
+int profile_parse_buf(const char *name, const char *text, size_t len,
+    struct profile *p, char *err);
 
 #endif

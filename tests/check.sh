@@ -29,7 +29,19 @@ if [ -x build/asan/cephfab ] && [ -x build/asan/cephfab-agent ]; then
 	CEPHFAB=$top/build/asan/cephfab AGENT=$top/build/asan/cephfab-agent \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
 		tests/run_integration.sh tests/integration/hosts.sh \
-		tests/integration/cli_errors.sh
+		tests/integration/cli_errors.sh tests/integration/hostile.sh \
+		tests/integration/killresume.sh
+fi
+echo "== unit tests under valgrind"
+if command -v valgrind >/dev/null 2>&1; then
+	if make --no-print-directory valgrind > /tmp/cf-valgrind.log 2>&1; then
+		tail -1 /tmp/cf-valgrind.log
+		n=$(grep -c '^ok   valgrind' /tmp/cf-valgrind.log)
+		echo "$n 0" >> "$CF_COUNTS"
+	else
+		tail -40 /tmp/cf-valgrind.log
+		echo "0 1" >> "$CF_COUNTS"
+	fi
 fi
 echo "== fuzz (short)"
 if command -v clang >/dev/null 2>&1; then

@@ -8,6 +8,7 @@ PKGS=(
 	libev-dev libcjson-dev libnl-3-dev libnl-route-3-dev libpcap-dev
 	libssl-dev libsqlite3-dev libcmocka-dev
 	clang libclang-rt-14-dev	# libFuzzer harnesses
+	valgrind			# make valgrind
 	iproute2 iptables nftables ethtool	# the lab: namespaces, faults
 	frr				# real routers in the lab
 	iperf3 sockperf qperf bc	# the peer tools bench/ compares against

@@ -2,10 +2,7 @@
  * test request decoder (TEST_LISTEN / TEST_CONNECT bodies). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "findings.h"
 #include "pj.h"
@@ -13,36 +10,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64];
-
-static void
-cleanup(void)
-{
-	if (path[0])
-		unlink(path);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct profile p;
 	struct test_spec sp;
 	char err[CF_ERRLEN];
-	FILE *f;
 	cJSON *j;
 
-	if (path[0] == '\0') {
-		snprintf(path, sizeof(path), "/tmp/cf-fuzz-profile.%d",
-		    (int)getpid());
-		atexit(cleanup);
-	}
-	if ((f = fopen(path, "w")) != NULL) {
-		fwrite(data, 1, size, f);
-		fclose(f);
-		if (profile_load(path, &p, err) == -1 && strstr(err, path) ==
-		    NULL)
-			__builtin_trap();	/* errors name the file */
-	}
+	if (profile_parse_buf("fuzz.conf", (const char *)data, size, &p,
+	    err) == -1 && strncmp(err, "fuzz.conf", 9) != 0)
+		__builtin_trap();	/* errors name the file */
 	if ((j = cJSON_ParseWithLength((const char *)data, size)) != NULL) {
 		tmsg_decode(j, false, &sp, err);
 		tmsg_decode(j, true, &sp, err);
