@@ -507,6 +507,7 @@ pair_run(struct inventory *inv, const struct auth_key *key,
 	for (i = p.next_iv; i < p.niv; i++)
 		if (p.iv_a[i] || p.iv_b[i])
 			tout_interval(&p.r, p.iv_a[i], p.iv_b[i]);
+	tout_stalls(&p.r);
 	tout_report(&p.r);
 	rc = p.r.error[0] ? EXIT_RUNTIME : EXIT_PASS;
 	sess_free(p.sa);

@@ -79,9 +79,14 @@ struct tresult {
 	cJSON *intervals;	/* array, built as they come */
 	struct tcpu cpu_a, cpu_b;
 	cJSON *spread_a, *spread_b;	/* each agent's path counters */
+	/* Seconds in a row with nothing received, per direction: the
+	 * current run and the longest. */
+	double zero_run[2], zero_max[2];
 	char error[CF_ERRLEN];
 };
 
+/* tout_stalls fails a TCP test whose data stopped for 3 s or more. */
+void tout_stalls(struct tresult *r);
 /* pair_run runs the test; returns an exit code (EXIT_*). */
 int pair_run(struct inventory *inv, const struct auth_key *key,
     const struct pair_opts *o);

@@ -180,6 +180,14 @@ tout_interval(struct tresult *r, const cJSON *ca, const cJSON *cb)
 				    sums[d].rtt_sum / sums[d].rtt_n);
 		}
 		cJSON_AddItemToObject(iv, d == 0 ? "sum" : "sum_reverse", sum);
+		/* A cut path or a black hole: intervals with nothing. */
+		if (sums[d].bytes == 0 && end > start) {
+			r->zero_run[d] += end - start;
+			if (r->zero_run[d] > r->zero_max[d])
+				r->zero_max[d] = r->zero_run[d];
+		} else {
+			r->zero_run[d] = 0;
+		}
 		if (r->o->json)
 			continue;
 		units_fmt_bytes(sums[d].bytes, tb, sizeof(tb));
@@ -587,6 +595,27 @@ tout_human(struct tresult *r, const struct dsum ds[2])
 		    cpu / (moved / 1e9) : 0);
 	spread_line(r->ha->name, r->spread_a);
 	spread_line(r->hb->name, r->spread_b);
+}
+
+/* tout_stalls: a TCP test whose data stopped for 3 s or more failed,
+ * whatever its average says: the path was cut or swallows packets. */
+void
+tout_stalls(struct tresult *r)
+{
+	char dn[64];
+	int d;
+
+	if (r->o->udp || r->error[0])
+		return;
+	for (d = 0; d < 2; d++)
+		if ((dirs(r) & (1 << d)) && r->zero_max[d] >= 3) {
+			snprintf(r->error, sizeof(r->error), "the data path "
+			    "stalled: nothing arrived %s for %.0f s (a cut "
+			    "path, a firewall dropping it, or an MTU black "
+			    "hole)", dir_name(r, d == 0, dn, sizeof(dn)),
+			    r->zero_max[d]);
+			return;
+		}
 }
 
 void
