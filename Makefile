@@ -63,7 +63,7 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tstat test_tmsg test_hist \
 	test_mtusearch test_rounds test_findings test_mload test_nlfacts \
-	test_topo test_ceph
+	test_topo test_ceph test_tcpan
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
@@ -75,6 +75,7 @@ $(BUILD)/tests/test_nlfacts: $(BUILD)/agent/nlfacts.o \
 	$(BUILD)/coordinator/topo.o
 $(BUILD)/tests/test_topo: $(BUILD)/coordinator/topo.o \
 	$(BUILD)/coordinator/inventory.o
+$(BUILD)/tests/test_tcpan: $(BUILD)/agent/tcpan.o
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
 	$(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \

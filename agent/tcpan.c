@@ -162,7 +162,7 @@ flow_get(struct tcpan *t, const struct seg *s, double ts, int *dir)
 
 /* analyze: one segment of direction fw (rv the other way), in the order
  * and with the conditions of Wireshark's tcp_analyze_sequence_number. */
-static void
+static uint32_t
 analyze(struct tcpan_flow *f, struct tcpan_dir *fw, struct tcpan_dir *rv,
     const struct seg *s, double ts)
 {
@@ -247,6 +247,7 @@ finished_retrans:
 	fw->lastack = s->ack;
 	fw->lastacktime = ts;
 	fw->lastflags = a;
+	return a;
 }
 
 /* parse_tcp fills s from the TCP header at p (caplen bytes there), with
@@ -296,6 +297,50 @@ parse_tcp(struct seg *s, const uint8_t *p, size_t caplen, uint32_t tcplen)
 }
 
 static void
+rtt_sample(struct tcpan_dir *d, double r)
+{
+	if (r < 0)
+		return;
+	d->c.rtt_n++;
+	d->c.rtt_sum += r;
+	if (r > d->c.rtt_max)
+		d->c.rtt_max = r;
+}
+
+/* seq_rtt: RTT from sequence numbers when there are no timestamps. A
+ * segment that advanced the sequence is remembered by its end; the first
+ * ACK the other way that covers it gives a sample, unless it was
+ * retransmitted meanwhile (Karn's rule: ambiguous). */
+static void
+seq_rtt(struct tcpan_dir *fw, struct tcpan_dir *rv, const struct seg *s,
+    double ts, uint32_t aflags)
+{
+	int i;
+
+	if (fw->has_ts || rv->has_ts)
+		return;
+	if ((s->flags & TH_ACK) && !(s->flags & TH_SYN)) {
+		for (i = 0; i < TCPAN_TS_RING; i++) {
+			if (rv->sqtime[i] == 0 || LT_SEQ(s->ack, rv->sqend[i]))
+				continue;
+			rtt_sample(rv, ts - rv->sqtime[i]);
+			rv->sqtime[i] = 0;
+		}
+	}
+	if (aflags & (A_RETRANS | A_FAST | A_SPURIOUS | A_OOO)) {
+		/* What was in flight is now ambiguous. */
+		for (i = 0; i < TCPAN_TS_RING; i++)
+			fw->sqtime[i] = 0;
+		return;
+	}
+	if (s->seglen > 0) {
+		fw->sqend[fw->sqi] = s->seq + s->seglen;
+		fw->sqtime[fw->sqi] = ts;
+		fw->sqi = (fw->sqi + 1) % TCPAN_TS_RING;
+	}
+}
+
+static void
 ts_rtt(struct tcpan_dir *fw, struct tcpan_dir *rv, const struct seg *s,
     double ts)
 {
@@ -303,19 +348,13 @@ ts_rtt(struct tcpan_dir *fw, struct tcpan_dir *rv, const struct seg *s,
 
 	if (!s->has_ts)
 		return;
+	fw->has_ts = true;
 	/* Our TSecr echoes a TSval the other side sent: that long ago. */
 	if ((s->flags & TH_ACK) && s->tsecr) {
 		for (i = 0; i < TCPAN_TS_RING; i++) {
 			if (rv->tsval[i] != s->tsecr || rv->tstime[i] == 0)
 				continue;
-			double r = ts - rv->tstime[i];
-
-			if (r >= 0) {
-				rv->c.rtt_n++;
-				rv->c.rtt_sum += r;
-				if (r > rv->c.rtt_max)
-					rv->c.rtt_max = r;
-			}
+			rtt_sample(rv, ts - rv->tstime[i]);
 			rv->tstime[i] = 0;	/* one sample per TSval */
 			break;
 		}
@@ -337,6 +376,7 @@ tcpan_packet(struct tcpan *t, double ts, const uint8_t *ip, size_t len)
 	struct seg s;
 	struct tcpan_flow *f;
 	int dir;
+	uint32_t a;
 	struct tcpan_dir *fw, *rv;
 
 	t->packets++;
@@ -401,8 +441,9 @@ tcpan_packet(struct tcpan *t, double ts, const uint8_t *ip, size_t len)
 	else if ((s.flags & (TH_SYN | TH_ACK)) == TH_ACK && f->mru_syn > 0 &&
 	    f->hs_rtt == 0)
 		f->hs_rtt = ts - f->mru_syn > 0 ? ts - f->mru_syn : 1e-9;
-	analyze(f, fw, rv, &s, ts);
+	a = analyze(f, fw, rv, &s, ts);
 	ts_rtt(fw, rv, &s, ts);
+	seq_rtt(fw, rv, &s, ts, a);
 	return f;
 }
 

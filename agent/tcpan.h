@@ -7,7 +7,8 @@
  *   spurious (all of it already ACKed), out-of-order (below the highest
  *   sequence seen, within the handshake RTT or 3 ms of it), zero window,
  *   duplicate ACKs, RSTs; handshake RTT (SYN to the ACK completing the
- *   handshake); data RTT from TCP timestamp echoes.
+ *   handshake); data RTT from TCP timestamp echoes, else from the ACK
+ *   of a segment sent once (Karn's rule).
  * The flow table has a hard cap; the least recently seen flow is evicted
  * (and counted) to make room, so memory is bounded whatever the traffic.
  * Not thread-safe: one analyzer per capture thread.
@@ -46,6 +47,12 @@ struct tcpan_dir {
 	uint32_t tsval[TCPAN_TS_RING];
 	double tstime[TCPAN_TS_RING];
 	int tsi;
+	bool has_ts;			/* timestamps seen: they give the RTT */
+	/* Without timestamps: the end sequence of segments sent once, and
+	 * when (Karn: a retransmitted range gives no sample). */
+	uint32_t sqend[TCPAN_TS_RING];
+	double sqtime[TCPAN_TS_RING];
+	int sqi;
 	struct tcpan_counts c;
 };
 
