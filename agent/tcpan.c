@@ -320,7 +320,7 @@ seq_rtt(struct tcpan_dir *fw, struct tcpan_dir *rv, const struct seg *s,
 	if (fw->has_ts || rv->has_ts)
 		return;
 	if ((s->flags & TH_ACK) && !(s->flags & TH_SYN)) {
-		for (i = 0; i < TCPAN_TS_RING; i++) {
+		for (i = 0; i < TCPAN_SQ_RING; i++) {
 			if (rv->sqtime[i] == 0 || LT_SEQ(s->ack, rv->sqend[i]))
 				continue;
 			rtt_sample(rv, ts - rv->sqtime[i]);
@@ -329,14 +329,14 @@ seq_rtt(struct tcpan_dir *fw, struct tcpan_dir *rv, const struct seg *s,
 	}
 	if (aflags & (A_RETRANS | A_FAST | A_SPURIOUS | A_OOO)) {
 		/* What was in flight is now ambiguous. */
-		for (i = 0; i < TCPAN_TS_RING; i++)
+		for (i = 0; i < TCPAN_SQ_RING; i++)
 			fw->sqtime[i] = 0;
 		return;
 	}
 	if (s->seglen > 0) {
 		fw->sqend[fw->sqi] = s->seq + s->seglen;
 		fw->sqtime[fw->sqi] = ts;
-		fw->sqi = (fw->sqi + 1) % TCPAN_TS_RING;
+		fw->sqi = (fw->sqi + 1) % TCPAN_SQ_RING;
 	}
 }
 

@@ -26,6 +26,7 @@
 
 #define TCPAN_DEFAULT_FLOWS 65536
 #define TCPAN_TS_RING 8
+#define TCPAN_SQ_RING 4
 
 /* Counters of one direction of a flow (or of a sum of them). */
 struct tcpan_counts {
@@ -50,8 +51,8 @@ struct tcpan_dir {
 	bool has_ts;			/* timestamps seen: they give the RTT */
 	/* Without timestamps: the end sequence of segments sent once, and
 	 * when (Karn: a retransmitted range gives no sample). */
-	uint32_t sqend[TCPAN_TS_RING];
-	double sqtime[TCPAN_TS_RING];
+	uint32_t sqend[TCPAN_SQ_RING];
+	double sqtime[TCPAN_SQ_RING];
 	int sqi;
 	struct tcpan_counts c;
 };
