@@ -436,6 +436,21 @@ paths(const struct inventory *inv, const cJSON *hosts, int net, cJSON *out)
 	return errors;
 }
 
+/* peer_on_net: is a an address some host has on network net? */
+static bool
+peer_on_net(const struct inventory *inv, const char *a, int net)
+{
+	const struct inv_host *h;
+	char b[NETADDR_STRLEN];
+
+	TAILQ_FOREACH(h, &inv->hosts, entry)
+		if ((net ? h->clus.family : h->pub.family) && strcmp(
+		    netaddr_str(net ? &h->clus : &h->pub, b, sizeof(b)), a) ==
+		    0)
+			return true;
+	return false;
+}
+
 /* rp_filter: strict reverse-path filtering on a host whose traffic on a
  * network may leave or arrive on another interface than the one holding
  * its address (several paths, or a route out of another interface). */
@@ -459,6 +474,9 @@ rp_filter(const struct inventory *inv, const cJSON *h, int net, cJSON *out)
 	if (l == NULL || rp == NULL)
 		return;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(facts, "routes")) {
+		/* Only the routes to this network's peers count. */
+		if (!peer_on_net(inv, jstr(r, "peer"), net))
+			continue;
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(r, "nexthops")) > 1)
 			multi = true;
 		cJSON_ArrayForEach(nh, cJSON_GetObjectItem(r, "nexthops")) {
@@ -476,11 +494,14 @@ rp_filter(const struct inventory *inv, const cJSON *h, int net, cJSON *out)
 	 * for a loopback-sourced host, the uplinks' matter. */
 	strict = jnum(rp, "all", 0);
 	if (strcmp(jstr(l, "name"), "lo") == 0) {
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(facts, "routes"))
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(facts, "routes")) {
+			if (!peer_on_net(inv, jstr(r, "peer"), net))
+				continue;
 			cJSON_ArrayForEach(nh, cJSON_GetObjectItem(r,
 			    "nexthops"))
 				if (jnum(rp, jstr(nh, "dev"), 0) > strict)
 					strict = jnum(rp, jstr(nh, "dev"), 0);
+		}
 	} else if (jnum(rp, jstr(l, "name"), 0) > strict) {
 		strict = jnum(rp, jstr(l, "name"), 0);
 	}

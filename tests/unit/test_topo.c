@@ -109,6 +109,80 @@ test_plane_down(void **state)
 }
 
 static cJSON *
+host_facts(cJSON *d, const char *name)
+{
+	cJSON *h;
+
+	cJSON_ArrayForEach(h, cJSON_GetObjectItem(d, "hosts"))
+		if (strcmp(cJSON_GetObjectItem(h, "name")->valuestring,
+		    name) == 0)
+			return cJSON_GetObjectItem(h, "facts");
+	fail_msg("no host %s", name);
+	return NULL;
+}
+
+static cJSON *
+link_of(cJSON *facts, const char *name)
+{
+	cJSON *l;
+
+	cJSON_ArrayForEach(l, cJSON_GetObjectItem(facts, "links"))
+		if (strcmp(cJSON_GetObjectItem(l, "name")->valuestring,
+		    name) == 0)
+			return l;
+	fail_msg("no link %s", name);
+	return NULL;
+}
+
+/* The captured facts, changed the way a misconfigured host would be:
+ * h3's public port at MTU 1500, h2's at 1 Gb/s, h1 filtering reverse
+ * paths strictly while its cluster traffic has two paths. */
+static void
+test_inconsistent_and_rp_filter(void **state)
+{
+	cJSON *d = load(FACTS "ospf-dual.json"), *out = cJSON_CreateArray();
+	const cJSON *f;
+	int seen = 0;
+
+	(void)state;
+	cJSON_ReplaceItemInObject(link_of(host_facts(d, "h3"), "pub"), "mtu",
+	    cJSON_CreateNumber(1500));
+	cJSON_ReplaceItemInObject(link_of(host_facts(d, "h2"), "pub"),
+	    "speed_mbps", cJSON_CreateNumber(1000));
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    host_facts(d, "h1"), "sysctl"), "rp_filter"), "all",
+	    cJSON_CreateNumber(1));
+	topo_findings(&inv, cJSON_GetObjectItem(d, "hosts"), NULL, out);
+	cJSON_ArrayForEach(f, out) {
+		const char *k = cJSON_GetObjectItem(f, "kind")->valuestring;
+		const char *h = cJSON_GetArrayItem(cJSON_GetObjectItem(f,
+		    "hosts"), 0)->valuestring;
+		const char *n = cJSON_GetObjectItem(f, "network")->valuestring;
+
+		if (strcmp(k, "mtu_inconsistent") == 0) {
+			assert_string_equal(h, "h3");
+			assert_string_equal(n, "public");
+			assert_non_null(strstr(cJSON_GetObjectItem(f,
+			    "summary")->valuestring, "h3 pub 1500"));
+			seen |= 1;
+		} else if (strcmp(k, "speed_inconsistent") == 0) {
+			assert_string_equal(h, "h2");
+			seen |= 2;
+		} else if (strcmp(k, "rp_filter_strict") == 0) {
+			assert_string_equal(h, "h1");
+			assert_string_equal(n, "cluster");
+			seen |= 4;
+		} else {
+			fail_msg("unexpected %s", cJSON_PrintUnformatted(f));
+		}
+	}
+	assert_int_equal(seen, 7);
+	assert_int_equal(cJSON_GetArraySize(out), 3);
+	cJSON_Delete(out);
+	cJSON_Delete(d);
+}
+
+static cJSON *
 frr_with(const char *key, const char *file)
 {
 	cJSON *f = cJSON_CreateObject();
@@ -203,6 +277,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy),
 		cmocka_unit_test(test_plane_down),
+		cmocka_unit_test(test_inconsistent_and_rp_filter),
 		cmocka_unit_test(test_frr_captures),
 		cmocka_unit_test(test_frr_session_down),
 		cmocka_unit_test(test_frr_bad_shapes),
