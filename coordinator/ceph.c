@@ -229,6 +229,19 @@ ceph_parse_osd_dump(const cJSON *j, struct ceph_map *m, char *err)
 			}
 			in = 0;
 		}
+		/* Heartbeats: where the planner checks a moved OSD went. */
+		if (pj_opt_obj(o, "heartbeat_back_addrs", &av, err) == 0 && av &&
+		    cJSON_GetArraySize(cJSON_GetObjectItem(av, "addrvec")) &&
+		    ceph_addrvec(av, &d->hb_back, err) == -1) {
+			prefix_err(err, ctx);
+			return -1;
+		}
+		if (pj_opt_obj(o, "heartbeat_front_addrs", &av, err) == 0 && av &&
+		    cJSON_GetArraySize(cJSON_GetObjectItem(av, "addrvec")) &&
+		    ceph_addrvec(av, &d->hb_front, err) == -1) {
+			prefix_err(err, ctx);
+			return -1;
+		}
 		d->id = (int)id;
 		d->up = up;
 		d->in = in;

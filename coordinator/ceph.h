@@ -30,6 +30,7 @@ struct ceph_osd {
 	bool up, in;
 	uint32_t up_from;
 	struct netaddr pub, clus;	/* from the OSD map's addrvecs */
+	struct netaddr hb_back, hb_front;	/* heartbeat addrvecs */
 	char host[CEPH_NAME_MAX];	/* from the CRUSH tree */
 	char domain[CEPH_NAME_MAX];	/* the host's rack, or "" */
 	char meta_host[CEPH_NAME_MAX];	/* 'osd metadata' hostname */

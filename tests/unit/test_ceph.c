@@ -80,6 +80,12 @@ test_cluster(void **state)
 		snprintf(want, sizeof(want), "198.19.0.1%d", i + 1);
 		assert_string_equal(netaddr_str(&m.osds[i].clus, a, sizeof(a)),
 		    want);
+		/* The back heartbeat follows the cluster network. */
+		assert_string_equal(netaddr_str(&m.osds[i].hb_back, a,
+		    sizeof(a)), want);
+		snprintf(want, sizeof(want), "198.18.0.1%d", i + 1);
+		assert_string_equal(netaddr_str(&m.osds[i].hb_front, a,
+		    sizeof(a)), want);
 	}
 	assert_int_equal(m.npools, 2);
 	assert_int_equal(m.pools[1].size, 3);
