@@ -137,14 +137,17 @@ integration: all
 
 # libFuzzer harnesses need clang.
 FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config fuzz_tcpan fuzz_ceph \
-	fuzz_topo fuzz_profile
+	fuzz_topo fuzz_profile fuzz_bodies
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
-	-Iinclude -Icoordinator -Iagent -DCF_VERSION='"$(VERSION)"' \
+	-Iinclude -iquote coordinator -iquote agent \
+	-DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
 FUZZ_EXTRA := coordinator/inventory.c agent/config.c agent/tcpan.c \
-	coordinator/ceph.c coordinator/topo.c coordinator/findings.c
+	coordinator/ceph.c coordinator/topo.c coordinator/findings.c \
+	agent/probe.c agent/probe_io.c agent/probe_mesh.c agent/route.c \
+	agent/limits.c tests/fuzz/stubs.c
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_EXTRA) \

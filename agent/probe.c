@@ -144,7 +144,7 @@ mesh_parse(struct probe *p, const cJSON *b, char *err)
 	return 0;
 }
 
-static int
+int
 probe_parse(struct probe *p, const cJSON *b, bool run, char *err)
 {
 	const struct agent_config *cfg = p->ps->cfg;

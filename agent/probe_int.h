@@ -61,6 +61,11 @@ struct probe {
 	char error[CF_ERRLEN];
 };
 
+/* probe_parse reads a PROBE_OPEN (run false) or PROBE_RUN body into p
+ * (p->ps->cfg gives the limits); -1 with err naming the field. p->mt is
+ * allocated for a mesh: the caller frees it. */
+int probe_parse(struct probe *p, const cJSON *b, bool run, char *err);
+
 void *probe_udp_echo(void *);
 void *probe_tcp_echo(void *);
 void *probe_run_latency(void *);
