@@ -53,7 +53,7 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/mrender.c \
 	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
 	coordinator/sweep.c coordinator/cwatch.c coordinator/ceph.c \
-	coordinator/cli_ceph.c
+	coordinator/cli_ceph.c coordinator/plan.c coordinator/plan_script.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
@@ -63,7 +63,7 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tstat test_tmsg test_hist \
 	test_mtusearch test_rounds test_findings test_mload test_nlfacts \
-	test_topo test_ceph test_tcpan
+	test_topo test_ceph test_tcpan test_plan
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
@@ -76,6 +76,9 @@ $(BUILD)/tests/test_nlfacts: $(BUILD)/agent/nlfacts.o \
 $(BUILD)/tests/test_topo: $(BUILD)/coordinator/topo.o \
 	$(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_tcpan: $(BUILD)/agent/tcpan.o
+$(BUILD)/tests/test_plan: $(BUILD)/coordinator/plan.o \
+	$(BUILD)/coordinator/plan_script.o $(BUILD)/coordinator/ceph.o \
+	$(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
 	$(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \

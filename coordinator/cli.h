@@ -42,5 +42,6 @@ int cmd_mesh(const struct gopts *g, int argc, char **argv);
 int cmd_watch(const struct gopts *g, int argc, char **argv);
 int cmd_inventory(const struct gopts *g, int argc, char **argv);
 int cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv);
+int cmd_plan(const struct gopts *g, int argc, char **argv);
 
 #endif

@@ -3,12 +3,14 @@
 #include "ceph.h"
 #include "cli.h"
 #include "out.h"
+#include "plan.h"
 #include "pj.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int
 cmd_inventory(const struct gopts *g, int argc, char **argv)
@@ -300,4 +302,251 @@ cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv)
 	free(m);
 	free(b);
 	return got == 0 && asked > 0 ? EXIT_RUNTIME : rc;
+}
+
+/* --- plan ------------------------------------------------------------------ */
+
+/* host_addrs runs 'hosts --facts --json' for the inventory and fills the
+ * plan state's host addresses from the agents' links. */
+static void
+host_addrs(const struct gopts *g, struct plan_state *ps)
+{
+	char *buf = NULL, line[65536];
+	size_t len = 0;
+	FILE *p;
+	cJSON *doc, *h, *l, *a;
+	char cmd[8192];
+
+	/* The child is this program (through sh: paths with a quote are
+	 * refused); its output is bounded by the FACTS limit per host. */
+	snprintf(cmd, sizeof(cmd), "/proc/self/exe -i '%s'%s%s%s hosts --facts "
+	    "--json 2>/dev/null", g->inventory, g->key ? " -k '" : "",
+	    g->key ? g->key : "", g->key ? "'" : "");
+	if (strchr(g->inventory, '\'') || (g->key && strchr(g->key, '\'')) ||
+	    (p = popen(cmd, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), p)) {
+		size_t n = strlen(line);
+		char *nb = realloc(buf, len + n + 1);
+
+		if (nb == NULL || len > (64u << 20))
+			break;
+		buf = nb;
+		memcpy(buf + len, line, n + 1);
+		len += n;
+	}
+	pclose(p);
+	doc = buf ? cJSON_Parse(buf) : NULL;
+	free(buf);
+	cJSON_ArrayForEach(h, cJSON_GetObjectItem(doc, "hosts")) {
+		const cJSON *nm = cJSON_GetObjectItem(h, "name");
+
+		if (!cJSON_IsString(nm) || ps->nhosts >= CEPH_MAX_OSDS)
+			continue;
+		snprintf(ps->hosts[ps->nhosts].host, CEPH_NAME_MAX, "%s",
+		    nm->valuestring);
+		ps->hosts[ps->nhosts].known = cJSON_GetObjectItem(h,
+		    "facts") != NULL;
+		cJSON_ArrayForEach(l, cJSON_GetObjectItem(cJSON_GetObjectItem(h,
+		    "facts"), "links"))
+			cJSON_ArrayForEach(a, cJSON_GetObjectItem(l,
+			    "addresses")) {
+				struct netcidr c;
+				int j = ps->hosts[ps->nhosts].naddr;
+
+				if (j < 16 && cJSON_IsString(a) &&
+				    netcidr_parse(a->valuestring, &c) == 0) {
+					ps->hosts[ps->nhosts].addr[j] = c.addr;
+					ps->hosts[ps->nhosts].naddr++;
+				}
+			}
+		ps->nhosts++;
+	}
+	cJSON_Delete(doc);
+}
+
+int
+cmd_plan(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_NEW = 256, O_CONF, O_NAME, O_DEPLOY, O_BATCH, O_SETTLE,
+	    O_OUT, O_SCRIPT };
+	static const struct option po[] = {
+		{ "cluster-network", required_argument, NULL, O_NEW },
+		{ "ceph-conf", required_argument, NULL, O_CONF },
+		{ "ceph-name", required_argument, NULL, O_NAME },
+		{ "deploy", required_argument, NULL, O_DEPLOY },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "settle", required_argument, NULL, O_SETTLE },
+		{ "out", required_argument, NULL, O_OUT },
+		{ "script", required_argument, NULL, O_SCRIPT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *use = "usage: cephfab -i INV plan --cluster-network "
+	    "NEW_CIDR [--ceph-conf F] [--ceph-name N]\n"
+	    "         [--deploy systemd|cephadm] [--batch host|N] [--settle S] "
+	    "[--out plan.json]\n"
+	    "         [--script plan.sh]\n"
+	    "  preflight (exit 1 on any blocking finding) and a staged, gated "
+	    "plan\n";
+	struct plan_opts o;
+	struct ceph_opts co;
+	struct ceph_map *m = calloc(1, sizeof(*m));
+	struct plan_state *ps = calloc(1, sizeof(*ps));
+	const char *out = NULL, *script = NULL;
+	char err[CF_ERRLEN], val[128], src[32];
+	cJSON *fs, *plan = NULL, *j, *f;
+	int ch, blocks, rc = EXIT_PASS;
+	double d;
+
+	if (m == NULL || ps == NULL) {
+		free(m);
+		free(ps);
+		return EXIT_RUNTIME;
+	}
+	memset(&o, 0, sizeof(o));
+	memset(&co, 0, sizeof(co));
+	o.batch = 1;
+	o.grace = 20;
+	co.timeout = g->timeout > 0 ? g->timeout : 15;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", po, NULL)) != -1) {
+		switch (ch) {
+		case O_NEW:
+			if (netcidr_parse(optarg, &o.new_net) == -1) {
+				fprintf(stderr, "cephfab: plan: --cluster-network: "
+				    "'%s' is not ADDR/PREFIX\n", optarg);
+				rc = EXIT_USAGE;
+			}
+			break;
+		case O_CONF: co.conf = optarg; break;
+		case O_NAME: co.name = optarg; break;
+		case O_DEPLOY:
+			if (strcmp(optarg, "systemd") == 0)
+				o.deploy = PLAN_SYSTEMD;
+			else if (strcmp(optarg, "cephadm") == 0)
+				o.deploy = PLAN_CEPHADM;
+			else {
+				fprintf(stderr, "cephfab: plan: --deploy: '%s' "
+				    "is not systemd or cephadm\n", optarg);
+				rc = EXIT_USAGE;
+			}
+			break;
+		case O_BATCH:
+			if (strcmp(optarg, "host") == 0)
+				o.batch = 1;
+			else if (parse_num("--batch", optarg, 1, 1000, &d))
+				rc = EXIT_USAGE;
+			else
+				o.batch = (int)d;
+			break;
+		case O_SETTLE:
+			if (parse_num("--settle", optarg, 0, 3600, &o.settle))
+				rc = EXIT_USAGE;
+			break;
+		case O_OUT: out = optarg; break;
+		case O_SCRIPT: script = optarg; break;
+		case 'h': fputs(use, stdout); free(m); free(ps);
+			return EXIT_PASS;
+		default: rc = EXIT_USAGE; break;
+		}
+	}
+	if (rc == EXIT_PASS && (argc != optind || o.new_net.addr.family == 0 ||
+	    g->inventory == NULL)) {
+		fputs(use, stderr);
+		rc = EXIT_USAGE;
+	}
+	if (rc != EXIT_PASS) {
+		free(m);
+		free(ps);
+		return rc;
+	}
+	if (ceph_read_cluster(&co, m, err) == -1) {
+		fprintf(stderr, "cephfab: plan: %s\n", err);
+		free(m);
+		free(ps);
+		return EXIT_RUNTIME;
+	}
+	{
+		const char *a1[] = { "status", NULL }, *a2[] = { "health",
+		    "detail", NULL }, *a3[] = { "versions", NULL };
+		char osd[32];
+		const char *a4[] = { "config", "show", osd, NULL };
+
+		if (ceph_run(&co, a1, &j, err) >= 0 && j)
+			ceph_parse_status(j, &ps->status, err);
+		cJSON_Delete(j);
+		if (ceph_run(&co, a2, &j, err) >= 0 && j)
+			ceph_parse_health_detail(j, &ps->health, err);
+		cJSON_Delete(j);
+		if (ceph_run(&co, a3, &j, err) >= 0 && j)
+			ceph_parse_versions(j, &ps->versions, err);
+		cJSON_Delete(j);
+		snprintf(osd, sizeof(osd), "osd.%d", m->nosds ? m->osds[0].id :
+		    0);
+		if (ceph_run(&co, a4, &j, err) >= 0 && j &&
+		    ceph_parse_config_show(j, "cluster_network", val,
+		    sizeof(val), src, sizeof(src), err) == 1)
+			snprintf(ps->cluster_network_source,
+			    sizeof(ps->cluster_network_source), "%s", src);
+		cJSON_Delete(j);
+		if (ceph_run(&co, a4, &j, err) >= 0 && j &&
+		    ceph_parse_config_show(j, "osd_heartbeat_grace", val,
+		    sizeof(val), src, sizeof(src), err) == 1)
+			o.grace = atof(val) > 0 ? atof(val) : 20;
+		cJSON_Delete(j);
+	}
+	host_addrs(g, ps);
+	fs = cJSON_CreateArray();
+	blocks = plan_preflight(m, ps, &o, fs);
+	cJSON_ArrayForEach(f, fs) {
+		const cJSON *sm = cJSON_GetObjectItem(f, "summary");
+		const cJSON *k = cJSON_GetObjectItem(f, "kind");
+
+		fprintf(stderr, "preflight: %s: %s\n", k ? k->valuestring : "?",
+		    sm ? sm->valuestring : "?");
+	}
+	plan = plan_build(m, &o, err);
+	if (plan == NULL) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		rc = EXIT_RUNTIME;
+	} else {
+		cJSON_AddItemToObject(plan, "preflight", fs);
+		fs = NULL;
+		if (g->json)
+			out_json(plan);
+		else
+			plan_print(plan, stdout);
+		if (out) {
+			FILE *fo = fopen(out, "w");
+
+			if (fo == NULL || out_json_write(fo, plan) == -1) {
+				fprintf(stderr, "cephfab: plan: %s: cannot "
+				    "write\n", out);
+				rc = EXIT_RUNTIME;
+			}
+			if (fo)
+				fclose(fo);
+		}
+		if (script) {
+			FILE *fo = fopen(script, "w");
+
+			if (fo == NULL || plan_script(plan, fo) == -1) {
+				fprintf(stderr, "cephfab: plan: %s: cannot "
+				    "write\n", script);
+				rc = EXIT_RUNTIME;
+			}
+			if (fo) {
+				fclose(fo);
+				chmod(script, 0755);
+			}
+		}
+		if (rc == EXIT_PASS && blocks)
+			rc = EXIT_PROBLEMS;
+	}
+	cJSON_Delete(fs);
+	cJSON_Delete(plan);
+	free(m);
+	free(ps);
+	return rc;
 }

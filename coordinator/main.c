@@ -58,6 +58,8 @@ usage(FILE *f)
 	    "(inventory --help)\n"
 	    "  ceph-heartbeats    Ceph's OSD heartbeat ping times per host "
 	    "pair\n"
+	    "  plan --cluster-network NEW  preflight and a staged cutover "
+	    "plan (plan --help)\n"
 	    "  runs [--db F]      the stored matrix runs\n"
 	    "  report RUN [opts]  render a stored run again (same outputs as "
 	    "matrix)\n"
@@ -265,6 +267,8 @@ main(int argc, char **argv)
 		return cmd_inventory(&g, argc, argv);
 	if (strcmp(cmd, "ceph-heartbeats") == 0)
 		return cmd_ceph_heartbeats(&g, argc, argv);
+	if (strcmp(cmd, "plan") == 0)
+		return cmd_plan(&g, argc, argv);
 	if (strcmp(cmd, "matrix") == 0)
 		return cmd_matrix(&g, argc, argv, false);
 	if (strcmp(cmd, "report") == 0)

@@ -1,0 +1,343 @@
+/* plan: the cluster_network cutover plan, see plan.h. */
+#include "plan.h"
+#include "pj.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *
+finding(cJSON *out, const char *kind, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static cJSON *
+finding(cJSON *out, const char *kind, const char *hint, const char *fmt, ...)
+{
+	cJSON *f = cJSON_CreateObject();
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(f, "kind", kind);
+	cJSON_AddStringToObject(f, "severity", "error");
+	cJSON_AddStringToObject(f, "network", "cluster");
+	cJSON_AddArrayToObject(f, "hosts");
+	cJSON_AddStringToObject(f, "summary", msg);
+	cJSON_AddObjectToObject(f, "evidence");
+	cJSON_AddStringToObject(f, "hint", hint);
+	cJSON_AddItemToArray(out, f);
+	return f;
+}
+
+/* osd_hosts: the distinct OSD hosts in name order (names point into m). */
+static int
+osd_hosts(const struct ceph_map *m, const char **out, int max)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < m->nosds; i++) {
+		const char *h = m->osds[i].host[0] ? m->osds[i].host :
+		    m->osds[i].meta_host;
+
+		if (h[0] == '\0')
+			continue;
+		for (k = 0; k < n && strcmp(out[k], h); k++)
+			;
+		if (k < n || n == max)
+			continue;
+		/* Insertion in name order. */
+		for (k = n; k > 0 && strcmp(out[k - 1], h) > 0; k--)
+			out[k] = out[k - 1];
+		out[k] = h;
+		n++;
+	}
+	return n;
+}
+
+int
+plan_preflight(const struct ceph_map *m, const struct plan_state *s,
+    const struct plan_opts *o, cJSON *out)
+{
+	const char *hosts[CEPH_MAX_OSDS];
+	char a[NETADDR_STRLEN + 8], list[384];
+	size_t off = 0;
+	int n = osd_hosts(m, hosts, CEPH_MAX_OSDS), i, k, blocks = 0, down = 0;
+	cJSON *f;
+
+	/* A cluster that is not clean now is not one to move. */
+	if (s->status.num_pgs == 0 || s->status.active_clean !=
+	    s->status.num_pgs) {
+		f = finding(out, "cluster_not_clean", "wait for every PG to "
+		    "be active+clean before a cutover", "%d of %d PGs are "
+		    "active+clean", s->status.active_clean,
+		    s->status.num_pgs);
+		cJSON_AddNumberToObject(cJSON_GetObjectItem(f, "evidence"),
+		    "active_clean", s->status.active_clean);
+		blocks++;
+	}
+	list[0] = '\0';
+	for (i = 0; i < m->nosds; i++)
+		if (!m->osds[i].up && off < sizeof(list) - 16) {
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+			    "%sosd.%d", off ? ", " : "", m->osds[i].id);
+			down++;
+		}
+	if (down) {
+		finding(out, "osd_down", "bring every OSD up (or out and "
+		    "replaced) first: a cutover restarts the others",
+		    "%d OSD%s down: %s", down, down > 1 ? "s" : "", list);
+		blocks++;
+	}
+	if (strstr(s->health.checks, "SLOW_OPS")) {
+		finding(out, "slow_ops", "find what is slow before restarting "
+		    "OSDs", "the cluster reports SLOW_OPS");
+		blocks++;
+	}
+	/* Every OSD host needs an address in the new network. */
+	off = 0;
+	list[0] = '\0';
+	f = NULL;
+	for (k = 0; k < n; k++) {
+		bool in = false, known = false;
+
+		for (i = 0; i < s->nhosts; i++) {
+			int j;
+
+			if (strcmp(s->hosts[i].host, hosts[k]) != 0)
+				continue;
+			known = s->hosts[i].known;
+			for (j = 0; j < s->hosts[i].naddr; j++)
+				in |= netcidr_contains(&o->new_net,
+				    &s->hosts[i].addr[j]);
+		}
+		if (in)
+			continue;
+		if (f == NULL)
+			f = finding(out, "no_new_address", "give every OSD host "
+			    "an address in the new network (and its route) "
+			    "before the cutover", "placeholder");
+		cJSON_AddItemToArray(cJSON_GetObjectItem(f, "hosts"),
+		    cJSON_CreateString(hosts[k]));
+		if (off < sizeof(list) - 40)
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+			    "%s%s%s", off ? ", " : "", hosts[k], known ? "" :
+			    " (agent did not answer)");
+	}
+	if (f) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "OSD hosts without an address in "
+		    "%s: %s", netcidr_str(&o->new_net, a, sizeof(a)), list);
+		cJSON_ReplaceItemInObject(f, "summary", cJSON_CreateString(msg));
+		blocks++;
+	}
+	/* A cluster_network from a local ceph.conf wins over the mon's
+	 * database: the masks would be ignored. */
+	if (strcmp(s->cluster_network_source, "file") == 0) {
+		finding(out, "cluster_network_in_file", "remove cluster_network "
+		    "from ceph.conf on every OSD host (the plan sets it in the "
+		    "mon's database), or edit it there host by host",
+		    "cluster_network comes from a local ceph.conf on the OSD "
+		    "hosts, where 'ceph config set' cannot change it");
+		blocks++;
+	}
+	if (s->versions.distinct > 1) {
+		f = finding(out, "mixed_versions", "finish the upgrade first",
+		    "%d different Ceph versions run in the cluster",
+		    s->versions.distinct);
+		cJSON_ReplaceItemInObject(f, "severity",
+		    cJSON_CreateString("warn"));
+	}
+	return blocks;
+}
+
+static cJSON *
+step(cJSON *steps, const char *name, const char *host)
+{
+	cJSON *s = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(s, "n", cJSON_GetArraySize(steps) + 1);
+	cJSON_AddStringToObject(s, "name", name);
+	if (host)
+		cJSON_AddStringToObject(s, "host", host);
+	cJSON_AddArrayToObject(s, "commands");
+	cJSON_AddArrayToObject(s, "rollback");
+	cJSON_AddItemToArray(steps, s);
+	return s;
+}
+
+static void
+cmd(cJSON *s, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+cmd(cJSON *s, const char *key, const char *fmt, ...)
+{
+	char b[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(s, key),
+	    cJSON_CreateString(b));
+}
+
+static cJSON *
+gate(cJSON *s, const char *kind, double timeout, const char *why)
+{
+	cJSON *g = cJSON_AddObjectToObject(s, "gate");
+
+	cJSON_AddStringToObject(g, "kind", kind);
+	cJSON_AddNumberToObject(g, "timeout_s", timeout);
+	cJSON_AddStringToObject(g, "why", why);
+	return g;
+}
+
+cJSON *
+plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
+{
+	const char *hosts[CEPH_MAX_OSDS];
+	char nn[NETADDR_STRLEN + 8];
+	int n = osd_hosts(m, hosts, CEPH_MAX_OSDS), b, k, i;
+	double settle = fmax(o->settle, 2 * (o->grace > 0 ? o->grace : 20));
+	cJSON *plan, *steps, *s, *g, *ids, *id;
+
+	if (n == 0) {
+		snprintf(err, CF_ERRLEN, "plan: no OSD host in the OSD map");
+		return NULL;
+	}
+	netcidr_str(&o->new_net, nn, sizeof(nn));
+	plan = cJSON_CreateObject();
+	cJSON_AddStringToObject(plan, "from", m->cluster_network[0] ?
+	    m->cluster_network : "(not set in the mon database)");
+	cJSON_AddStringToObject(plan, "to", nn);
+	cJSON_AddStringToObject(plan, "deploy", o->deploy == PLAN_CEPHADM ?
+	    "cephadm" : "systemd");
+	cJSON_AddNumberToObject(plan, "settle_s", settle);
+	steps = cJSON_AddArrayToObject(plan, "steps");
+	s = step(steps, "set noout", NULL);
+	cmd(s, "commands", "ceph osd set noout");
+	cmd(s, "rollback", "ceph osd unset noout");
+	g = gate(s, "flag", 60, "restarted OSDs must not be marked out");
+	cJSON_AddStringToObject(g, "flag", "noout");
+	for (b = 0; b < n; b += o->batch > 0 ? o->batch : 1) {
+		int end = b + (o->batch > 0 ? o->batch : 1);
+		char label[256];
+		size_t off = 0;
+
+		if (end > n)
+			end = n;
+		label[0] = '\0';
+		for (k = b; k < end; k++)
+			off += (size_t)snprintf(label + off, sizeof(label) -
+			    off, "%s%s", off ? "," : "", hosts[k]);
+		/* The mask: only these hosts' OSDs pick the new network
+		 * at their next start. */
+		s = step(steps, "mask the batch to the new network", label);
+		for (k = b; k < end; k++) {
+			cmd(s, "commands", "ceph config set osd/host:%s "
+			    "cluster_network %s", hosts[k], nn);
+			cmd(s, "rollback", "ceph config rm osd/host:%s "
+			    "cluster_network", hosts[k]);
+		}
+		gate(s, "config", 30, "the mask is in the mon database");
+		/* Which OSDs the batch holds. */
+		ids = cJSON_CreateArray();
+		for (i = 0; i < m->nosds; i++)
+			for (k = b; k < end; k++)
+				if (strcmp(m->osds[i].host, hosts[k]) == 0)
+					cJSON_AddItemToArray(ids,
+					    cJSON_CreateNumber(m->osds[i].id));
+		s = step(steps, "ok to stop", label);
+		off = 0;
+		label[0] = '\0';
+		cJSON_ArrayForEach(id, ids)
+			off += (size_t)snprintf(label + off, sizeof(label) -
+			    off, "%s%d", off ? " " : "", id->valueint);
+		cmd(s, "commands", "ceph osd ok-to-stop %s", label);
+		g = gate(s, "ok_to_stop", 600, "stopping these OSDs must not "
+		    "make any PG unavailable");
+		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+		s = step(steps, "restart the batch's OSDs",
+		    cJSON_GetObjectItem(cJSON_GetArrayItem(steps,
+		    cJSON_GetArraySize(steps) - 2), "host")->valuestring);
+		cJSON_ArrayForEach(id, ids) {
+			if (o->deploy == PLAN_CEPHADM)
+				cmd(s, "commands", "ceph orch daemon restart "
+				    "osd.%d", id->valueint);
+			else
+				cmd(s, "commands", "systemctl restart "
+				    "ceph-osd@%d", id->valueint);
+		}
+		cJSON_ArrayForEach(id, ids) {
+			cmd(s, "rollback", "(after removing the mask) "
+			    "restart osd.%d again", id->valueint);
+		}
+		/* Observed state, never a fixed sleep. */
+		g = gate(s, "osds_moved", 300, "each OSD up again (a higher "
+		    "up_from), its cluster and back-heartbeat addresses in "
+		    "the new network, its public address unchanged");
+		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+		cJSON_AddStringToObject(g, "network", nn);
+		s = step(steps, "wait for clean PGs", NULL);
+		g = gate(s, "pgs_clean", 900, "every PG active+clean, reported "
+		    "at or after the restarted OSDs' up_from (mgr stats lag "
+		    "behind a restart)");
+		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+		s = step(steps, "settle", NULL);
+		g = gate(s, "settle", settle + 60, "at least twice the "
+		    "heartbeat grace with no OSD_DOWN or "
+		    "OSD_SLOW_PING_TIME_BACK naming these OSDs");
+		cJSON_AddNumberToObject(g, "seconds", settle);
+		cJSON_AddItemToObject(g, "osds", ids);
+	}
+	s = step(steps, "set the new network globally, remove the masks",
+	    NULL);
+	cmd(s, "commands", "ceph config set global cluster_network %s", nn);
+	for (k = 0; k < n; k++)
+		cmd(s, "commands", "ceph config rm osd/host:%s cluster_network",
+		    hosts[k]);
+	if (m->cluster_network[0])
+		cmd(s, "rollback", "ceph config set global cluster_network %s",
+		    m->cluster_network);
+	gate(s, "config", 30, "the global value is in the mon database");
+	s = step(steps, "unset noout", NULL);
+	cmd(s, "commands", "ceph osd unset noout");
+	gate(s, "pgs_clean", 900, "the cluster ends as it began: every PG "
+	    "active+clean");
+	return plan;
+}
+
+void
+plan_print(const cJSON *plan, FILE *f)
+{
+	const cJSON *s, *c, *g;
+	char err[CF_ERRLEN];
+	const char *from = "?", *to = "?", *name, *host, *why;
+
+	pj_get_str(plan, "from", 0, 128, &from, err);
+	pj_get_str(plan, "to", 0, 128, &to, err);
+	fprintf(f, "cluster_network %s -> %s\n", from, to);
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(plan, "steps")) {
+		double n = 0, t = 0;
+
+		pj_get_double(s, "n", 0, 1e6, &n, err);
+		name = host = "";
+		pj_get_str(s, "name", 0, 128, &name, err);
+		pj_opt_str(s, "host", 0, 256, "", &host, err);
+		fprintf(f, "%3.0f. %s%s%s\n", n, name, host[0] ? " on " : "",
+		    host);
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(s, "commands"))
+			fprintf(f, "       $ %s\n", c->valuestring);
+		if ((g = cJSON_GetObjectItem(s, "gate")) != NULL) {
+			why = "";
+			pj_get_str(g, "why", 0, 512, &why, err);
+			pj_get_double(g, "timeout_s", 0, 1e6, &t, err);
+			fprintf(f, "       gate (%.0f s at most): %s\n", t, why);
+		}
+	}
+}

@@ -1,0 +1,260 @@
+/* Unit tests for coordinator/plan.c and plan_script.c on the lab
+ * cluster's captured OSD map: the preflight's findings, the plan's steps
+ * and gates per batch, and the script (which bash must accept). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "plan.h"
+#include "pj.h"
+
+#define G "tests/golden/ceph/"
+
+static struct ceph_map m;
+static struct plan_state st;
+static struct plan_opts po;
+
+static cJSON *
+load(const char *path)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return cJSON_Parse(buf);
+}
+
+static int
+setup(void **state)
+{
+	char err[CF_ERRLEN];
+	cJSON *j;
+	int i;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	j = load(G "osd_dump.json");
+	assert_int_equal(ceph_parse_osd_dump(j, &m, err), 0);
+	cJSON_Delete(j);
+	j = load(G "osd_tree.json");
+	assert_int_equal(ceph_parse_osd_tree(j, &m, err), 0);
+	cJSON_Delete(j);
+	j = load(G "config_dump.json");
+	assert_int_equal(ceph_parse_config_dump(j, &m, err), 0);
+	cJSON_Delete(j);
+	/* A healthy cluster whose hosts all have a new address. */
+	memset(&st, 0, sizeof(st));
+	st.status.num_pgs = st.status.active_clean = 33;
+	snprintf(st.health.status, sizeof(st.health.status), "HEALTH_OK");
+	st.versions.distinct = 1;
+	snprintf(st.cluster_network_source, sizeof(st.cluster_network_source),
+	    "mon");
+	for (i = 0; i < 3; i++) {
+		char a[32];
+
+		snprintf(st.hosts[i].host, CEPH_NAME_MAX, "h%d", i + 1);
+		snprintf(a, sizeof(a), "198.19.0.1%d", i + 1);
+		netaddr_parse(a, &st.hosts[i].addr[0]);
+		snprintf(a, sizeof(a), "198.20.0.1%d", i + 1);
+		netaddr_parse(a, &st.hosts[i].addr[1]);
+		st.hosts[i].naddr = 2;
+		st.hosts[i].known = true;
+	}
+	st.nhosts = 3;
+	memset(&po, 0, sizeof(po));
+	netcidr_parse("198.20.0.0/24", &po.new_net);
+	po.batch = 1;
+	po.grace = 20;
+	return 0;
+}
+
+static const cJSON *
+kind(const cJSON *fs, const char *k)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, fs)
+		if (strcmp(cJSON_GetObjectItem(f, "kind")->valuestring, k) == 0)
+			return f;
+	return NULL;
+}
+
+static void
+test_preflight(void **state)
+{
+	cJSON *fs = cJSON_CreateArray();
+	const cJSON *f;
+
+	(void)state;
+	setup(NULL);
+	assert_int_equal(plan_preflight(&m, &st, &po, fs), 0);
+	assert_int_equal(cJSON_GetArraySize(fs), 0);
+	cJSON_Delete(fs);
+	/* h2 without a new address, PGs not clean, an OSD down, the
+	 * network in a local file, slow ops: five blocking findings. */
+	st.hosts[1].naddr = 1;
+	st.status.active_clean = 30;
+	m.osds[2].up = false;
+	snprintf(st.cluster_network_source, sizeof(st.cluster_network_source),
+	    "file");
+	snprintf(st.health.checks, sizeof(st.health.checks), "SLOW_OPS");
+	fs = cJSON_CreateArray();
+	assert_int_equal(plan_preflight(&m, &st, &po, fs), 5);
+	f = kind(fs, "no_new_address");
+	assert_non_null(f);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "hosts"),
+	    0)->valuestring, "h2");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(f, "hosts")),
+	    1);
+	assert_non_null(strstr(cJSON_GetObjectItem(kind(fs, "osd_down"),
+	    "summary")->valuestring, "osd.2"));
+	assert_non_null(kind(fs, "cluster_not_clean"));
+	assert_non_null(kind(fs, "cluster_network_in_file"));
+	assert_non_null(kind(fs, "slow_ops"));
+	cJSON_Delete(fs);
+}
+
+static void
+test_plan_steps(void **state)
+{
+	char err[CF_ERRLEN];
+	cJSON *p;
+	const cJSON *s, *g;
+	int restarts = 0, moved = 0;
+
+	(void)state;
+	setup(NULL);
+	p = plan_build(&m, &po, err);
+	assert_non_null(p);
+	/* noout, five steps per host, the global setting, unset noout. */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p, "steps")),
+	    1 + 3 * 5 + 2);
+	assert_string_equal(cJSON_GetObjectItem(p, "from")->valuestring,
+	    "198.19.0.0/24");
+	assert_string_equal(cJSON_GetObjectItem(p, "to")->valuestring,
+	    "198.20.0.0/24");
+	/* Settle: never under twice the heartbeat grace. */
+	assert_true(cJSON_GetObjectItem(p, "settle_s")->valuedouble >= 40);
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(p, "steps")) {
+		const cJSON *c;
+
+		g = cJSON_GetObjectItem(s, "gate");
+		assert_non_null(g);	/* every step has a gate */
+		assert_true(cJSON_GetObjectItem(g, "timeout_s")->valuedouble >
+		    0);
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(s, "commands"))
+			restarts += strncmp(c->valuestring,
+			    "systemctl restart ceph-osd@", 27) == 0;
+		if (strcmp(cJSON_GetObjectItem(g, "kind")->valuestring,
+		    "osds_moved") == 0) {
+			moved++;
+			assert_string_equal(cJSON_GetObjectItem(g,
+			    "network")->valuestring, "198.20.0.0/24");
+			assert_int_equal(cJSON_GetArraySize(
+			    cJSON_GetObjectItem(g, "osds")), 1);
+		}
+	}
+	assert_int_equal(restarts, 3);	/* each OSD once */
+	assert_int_equal(moved, 3);
+	/* The first batch's mask and its rollback. */
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "steps"), 1);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(s,
+	    "commands"), 0)->valuestring,
+	    "ceph config set osd/host:h1 cluster_network 198.20.0.0/24");
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(s,
+	    "rollback"), 0)->valuestring,
+	    "ceph config rm osd/host:h1 cluster_network");
+	cJSON_Delete(p);
+	/* Two hosts a batch, cephadm. */
+	po.batch = 2;
+	po.deploy = PLAN_CEPHADM;
+	p = plan_build(&m, &po, err);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p, "steps")),
+	    1 + 2 * 5 + 2);
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "steps"), 3);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(s,
+	    "commands"), 0)->valuestring, "ceph orch daemon restart osd.0");
+	cJSON_Delete(p);
+}
+
+static void
+test_script(void **state)
+{
+	char err[CF_ERRLEN], path[] = "/tmp/cf-plan.XXXXXX", cmd[128];
+	char text[1 << 16];
+	cJSON *p;
+	FILE *f;
+	int fd;
+	size_t n;
+
+	(void)state;
+	setup(NULL);
+	p = plan_build(&m, &po, err);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_int_equal(plan_script(p, f), 0);
+	fclose(f);
+	/* bash accepts it. */
+	snprintf(cmd, sizeof(cmd), "bash -n %s", path);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "cp %s /tmp/cf-plan-bad.sh", path);
+		(void)!system(cmd);
+		fail_msg("bash -n refused the script (/tmp/cf-plan-bad.sh)");
+	}
+	f = fopen(path, "r");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	assert_non_null(strstr(text, "set -euo pipefail"));
+	assert_non_null(strstr(text, "$SSH 'h1' sudo 'systemctl restart "
+	    "ceph-osd@0'"));
+	assert_non_null(strstr(text, "wait_for 300 moved 198.20.0.0/24 \"$E\" 0"));
+	assert_non_null(strstr(text, "$CEPH osd set noout"));
+	assert_null(strstr(text, "sleep 30"));	/* gates, not sleeps */
+	/* The gates against the lab's captured OSD map, through a stand-in
+	 * for the ceph CLI: its OSDs are on 198.19 (moved there, from epoch
+	 * 0) and not on 198.20; PGs clean at epoch 20, not at 99. */
+	f = fopen("/tmp/cf-fakeceph", "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ncase \"$*\" in\n"
+	    "'osd dump -f json') cat %s/" G "osd_dump.json ;;\n"
+	    "'pg dump pgs -f json') echo '{\"pg_ready\": true, \"pg_stats\": "
+	    "[{\"state\": \"active+clean\", \"reported_epoch\": \"25\"}, "
+	    "{\"state\": \"active+clean\", \"reported_epoch\": 30}]}' ;;\n"
+	    "*) exit 1 ;;\nesac\n", getcwd(text, sizeof(text)));
+	fclose(f);
+	chmod("/tmp/cf-fakeceph", 0755);
+	snprintf(text, sizeof(text), "CEPH=/tmp/cf-fakeceph bash -c '. %s 999 "
+	    "2>/dev/null; moved 198.19.0.0/24 0 0 1 2 && ! moved "
+	    "198.20.0.0/24 0 0 && ! moved 198.19.0.0/24 99999 0 && "
+	    "pgs_clean 20 && ! pgs_clean 99 && [ \"$(up_from 0 1)\" -gt 0 ]'",
+	    path);
+	assert_int_equal(system(text), 0);
+	unlink("/tmp/cf-fakeceph");
+	unlink(path);
+	cJSON_Delete(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_preflight),
+		cmocka_unit_test(test_plan_steps),
+		cmocka_unit_test(test_script),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
