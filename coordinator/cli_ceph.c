@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int
 cmd_inventory(const struct gopts *g, int argc, char **argv)
@@ -315,15 +316,20 @@ host_addrs(const struct gopts *g, struct plan_state *ps)
 	size_t len = 0;
 	FILE *p;
 	cJSON *doc, *h, *l, *a;
-	char cmd[8192];
+	char cmd[8192], self[4096];
+	ssize_t sl;
 
-	/* The child is this program (through sh: paths with a quote are
-	 * refused); its output is bounded by the FACTS limit per host. */
-	snprintf(cmd, sizeof(cmd), "/proc/self/exe -i '%s'%s%s%s hosts --facts "
-	    "--json 2>/dev/null", g->inventory, g->key ? " -k '" : "",
+	/* The child is this program, named by its path: through sh,
+	 * /proc/self/exe would be the shell. Paths with a quote are
+	 * refused; the output is bounded by the FACTS limit per host. */
+	if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return;
+	self[sl] = '\0';
+	snprintf(cmd, sizeof(cmd), "'%s' -i '%s'%s%s%s hosts --facts --json "
+	    "2>/dev/null", self, g->inventory, g->key ? " -k '" : "",
 	    g->key ? g->key : "", g->key ? "'" : "");
-	if (strchr(g->inventory, '\'') || (g->key && strchr(g->key, '\'')) ||
-	    (p = popen(cmd, "r")) == NULL)
+	if (strchr(self, '\'') || strchr(g->inventory, '\'') ||
+	    (g->key && strchr(g->key, '\'')) || (p = popen(cmd, "r")) == NULL)
 		return;
 	while (fgets(line, sizeof(line), p)) {
 		size_t n = strlen(line);

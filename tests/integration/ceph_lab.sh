@@ -53,8 +53,26 @@ hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" matrix --tests lat --ceph-conf "$ST/
 	--ceph-name client.admin --db "$T/m.db" --json "$T/m.json" > /dev/null 2>&1 || fail "matrix"
 jq -e '[.networks.cluster.cells[] | .ceph_ping_ms > 0 and .rtt_p99_us > 0] | length == 6 and all' \
 	"$T/m.json" >/dev/null || fail "Ceph's pings in the matrix: $(jq -c '[.networks.cluster.cells[] | [.src, .dst, .ceph_ping_ms]]' "$T/m.json")"
-# The second cluster network is there for the planner.
+# The second cluster network is there for the planner: its preflight
+# passes, the plan moves each OSD host in turn, the script parses.
 hx ping -c1 -W2 198.20.0.13 > /dev/null || fail "second cluster network"
+hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" plan --cluster-network 198.20.0.0/24 \
+	--ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin --out "$T/plan.json" \
+	--script "$T/plan.sh" > "$T/plan.txt" 2> "$T/plan.err"
+assert_eq "$?" 0 "plan preflight ($(cat "$T/plan.err"))"
+jq -e '.preflight == [] and (.steps | length) == 18 and
+	([.steps[] | select(.gate.kind == "osds_moved") | .gate.osds[]] | sort) == [0, 1, 2]' \
+	"$T/plan.json" >/dev/null || fail "plan: $(jq -c '{preflight, n: (.steps | length)}' "$T/plan.json")"
+bash -n "$T/plan.sh" || fail "plan script"
+# A network no host has: refused, every host named, nothing changed.
+before=$(hx ceph -c "$ST/ceph/ceph.conf" -n client.admin config dump -f json 2>/dev/null)
+hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" --json plan --cluster-network 198.21.0.0/24 \
+	--ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin > "$T/bad.json" 2>/dev/null
+assert_eq "$?" 1 "plan exit without addresses in the new network"
+jq -e '[.preflight[] | select(.kind == "no_new_address") | .hosts[]] | sort == ["h1", "h2", "h3"]' \
+	"$T/bad.json" >/dev/null || fail "preflight: $(jq -c .preflight "$T/bad.json")"
+assert_eq "$(hx ceph -c "$ST/ceph/ceph.conf" -n client.admin config dump -f json 2>/dev/null)" "$before" \
+	"the cluster's configuration after a refused plan"
 
 LAB_QUIET=1 "$CL" down "$CP" 2>/dev/null
 pgrep -f -- "-c $ST/ceph/ceph.conf" > /dev/null && fail "Ceph daemons left"
