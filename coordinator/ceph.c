@@ -330,6 +330,26 @@ ceph_parse_osd_tree(const cJSON *j, struct ceph_map *m, char *err)
 	return 0;
 }
 
+/* meta_addr reads an 'osd metadata' address list such as
+ * "[v2:198.19.0.12:6800/11849,v1:198.19.0.12:6801/11849]": the first
+ * entry's address. -1 when it is not one. */
+static int
+meta_addr(const char *s, struct netaddr *out)
+{
+	char b[128], *p, *e;
+	uint16_t port;
+
+	snprintf(b, sizeof(b), "%s", s);
+	p = b;
+	if (*p == '[')
+		p++;
+	if (strncmp(p, "v2:", 3) == 0 || strncmp(p, "v1:", 3) == 0)
+		p += 3;
+	if ((e = strpbrk(p, "/,]")) != NULL)
+		*e = '\0';
+	return netaddr_parse_endpoint(p, out, &port);
+}
+
 int
 ceph_parse_osd_metadata(const cJSON *j, struct ceph_map *m, char *err)
 {
@@ -355,8 +375,39 @@ ceph_parse_osd_metadata(const cJSON *j, struct ceph_map *m, char *err)
 			return -1;
 		}
 		/* back_iface can be empty: never relied on. */
-		if ((o = osd_find(m, (int)id)) != NULL)
-			snprintf(o->meta_host, sizeof(o->meta_host), "%s", hn);
+		{
+			struct netaddr fa_a, ba_a;
+			const char *fa, *ba;
+			char ctx[48];
+			int bad = 0;
+
+			memset(&fa_a, 0, sizeof(fa_a));
+			memset(&ba_a, 0, sizeof(ba_a));
+			snprintf(ctx, sizeof(ctx), "osd metadata[%d]", i);
+			if (pj_opt_str(e, "front_addr", 0, 256, "", &fa,
+			    err) == -1 || pj_opt_str(e, "back_addr", 0, 256, "",
+			    &ba, err) == -1) {
+				prefix_err(err, ctx);
+				return -1;
+			}
+			if (fa[0] && meta_addr(fa, &fa_a) == -1)
+				bad = 1;
+			else if (ba[0] && meta_addr(ba, &ba_a) == -1)
+				bad = 2;
+			if (bad) {
+				snprintf(err, CF_ERRLEN, "%s: field '%s': '%s' "
+				    "is not an address list", ctx, bad == 1 ?
+				    "front_addr" : "back_addr", bad == 1 ? fa :
+				    ba);
+				return -1;
+			}
+			if ((o = osd_find(m, (int)id)) != NULL) {
+				snprintf(o->meta_host, sizeof(o->meta_host),
+				    "%s", hn);
+				o->meta_front = fa_a;
+				o->meta_back = ba_a;
+			}
+		}
 		i++;
 	}
 	return 0;

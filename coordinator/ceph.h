@@ -34,6 +34,7 @@ struct ceph_osd {
 	char host[CEPH_NAME_MAX];	/* from the CRUSH tree */
 	char domain[CEPH_NAME_MAX];	/* the host's rack, or "" */
 	char meta_host[CEPH_NAME_MAX];	/* 'osd metadata' hostname */
+	struct netaddr meta_front, meta_back;	/* its front/back_addr */
 };
 
 struct ceph_pool {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # ceph-lab.sh: a real Ceph cluster (Debian's packages) on the lab's flat
-# fabric: one mon and one mgr on h1, one OSD per host on a sparse
+# fabric: a mon and a mgr in their own host namespace (h1, also where
+# clients and the ceph CLI run), one OSD per other host (h2..) on a sparse
 # BlueStore file, cephx on, a size-3/min_size-2 pool, the cluster network
 # set in the mon's config database, agents on every host, and a second
 # cluster network (198.20.0.0/24, 'clu2' on every host, unused by Ceph)
 # for the planner's cutover.
 #
-#   ceph-lab.sh up P [--hosts N]    bring it up; waits for all PGs active+clean
+#   ceph-lab.sh up P [--osds N]     bring it up (N OSD hosts, default 3);
+#                                   waits for all PGs active+clean
 #   ceph-lab.sh down P              stop every daemon, remove everything
 #   ceph-lab.sh ceph P ARGS...      the ceph CLI against it (from h1)
 #   ceph-lab.sh status P
@@ -66,12 +68,12 @@ sys.exit(0 if n > 0 and clean == n else 1)'
 }
 
 cmd_up() {
-	local hosts=3 fsid i h uuid secret t0
+	local osds=3 fsid i h uuid secret t0
 	[ $# -ge 1 ] || usage
 	paths "$1"; shift
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--hosts) hosts=$2; shift 2 ;;
+		--osds) osds=$2; shift 2 ;;
 		*) usage ;;
 		esac
 	done
@@ -80,7 +82,7 @@ cmd_up() {
 		command -v ceph-mgr >/dev/null || die "no Ceph (apt-get install ceph-mon ceph-osd ceph-mgr ceph-common)"
 	t0=$(date +%s)
 	printf 'design = flat\nhosts = %d\nhost_mbit = 0\nmtu = 9000\ncluster2 = 1\n' \
-		"$hosts" > "/tmp/$P-ceph.topo"
+		$((osds + 1)) > "/tmp/$P-ceph.topo"
 	LAB_QUIET=1 "$LAB" up "/tmp/$P-ceph.topo" --prefix "$P" --agents >/dev/null ||
 		die "network lab failed"
 	rm -f "/tmp/$P-ceph.topo"
@@ -144,7 +146,8 @@ EOF
 		-o "$C/mgr/ceph-h1/keyring" || die "mgr key"
 	daemon h1 mgr.h1 ceph-mgr -f -i h1 -c "$CONF"
 	i=0
-	for h in $(awk '{print $1}' "$ST/hosts"); do
+	# h1 holds the mon and the mgr; every other host one OSD.
+	for h in $(awk '$1 != "h1" {print $1}' "$ST/hosts"); do
 		uuid=$(cat /proc/sys/kernel/random/uuid)
 		secret=$(ceph-authtool --gen-print-key)
 		echo "{\"cephx_secret\": \"$secret\"}" | cx h1 osd new "$uuid" "$i" -i - >/dev/null ||

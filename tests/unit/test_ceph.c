@@ -80,6 +80,9 @@ test_cluster(void **state)
 		snprintf(want, sizeof(want), "198.19.0.1%d", i + 1);
 		assert_string_equal(netaddr_str(&m.osds[i].clus, a, sizeof(a)),
 		    want);
+		/* osd metadata says the same. */
+		assert_string_equal(netaddr_str(&m.osds[i].meta_back, a,
+		    sizeof(a)), want);
 		/* The back heartbeat follows the cluster network. */
 		assert_string_equal(netaddr_str(&m.osds[i].hb_back, a,
 		    sizeof(a)), want);
@@ -289,6 +292,8 @@ test_malformed(void **state)
 		    "\"a\", \"children\": [\"x\"]}]}", "children", 1 },
 		{ "{\"id\": 0}", "not an array", 2 },
 		{ "[{\"id\": 0}]", "hostname", 2 },
+		{ "[{\"id\": 0, \"hostname\": \"h\", \"back_addr\": "
+		    "\"[v2:zz]\"}]", "back_addr", 2 },
 		{ "{\"mons\": []}", "mons", 3 },
 		{ "[{\"section\": \"global\", \"name\": 5}]", "name", 4 },
 		{ "{\"pgmap\": {}}", "health", 5 },
