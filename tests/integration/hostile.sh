@@ -4,8 +4,9 @@
 # unauthenticated connection, garbage bytes, a frame header claiming 4 GiB,
 # a truncated frame, a slowloris sending one byte a second, and 1,000
 # connections opened at once. Each hostile connection is closed within
-# the auth timeout (garbage and oversize at once), no more than max_conns
-# stay open (the excess is closed at accept), the agent's memory does not grow with
+# the auth timeout (garbage and oversize at once), the agent holds no
+# more than max_conns descriptors for them (the excess is closed at
+# accept), the agent's memory does not grow with
 # the claimed length, it serves a coordinator afterwards, and the
 # concurrent test keeps its rate (against the same test run alone).
 . "$(dirname "$0")/lib.sh"
@@ -27,9 +28,9 @@ pair > "$T/under.json" &
 PAIR=$!
 PIDS+=($PAIR)
 sleep 1
-python3 - "$N.11" > "$T/h.json" <<'PY' || fail "hostile clients: $(cat "$T/h.json")"
-import json, select, socket, struct, sys, threading, time
-host = sys.argv[1]
+python3 - "$N.11" "$A" > "$T/h.json" <<'PY' || fail "hostile clients: $(cat "$T/h.json")"
+import json, os, select, socket, struct, sys, threading, time
+host, agent_pid = sys.argv[1], sys.argv[2]
 HDR = struct.Struct(">4sBBHIQ")
 res = {}
 
@@ -88,10 +89,11 @@ for i in range(1000):
         socks.append(socket.create_connection((host, 7470), timeout=2))
     except OSError:
         refused += 1
-# The agent closes the excess as fast as it accepts: poll for up to 5 s
-# (a loaded machine accepts slowly), until no more than max_conns remain.
+# The agent closes the excess as fast as it accepts: poll for up to 15 s
+# (with sanitizer builds the paced test keeps both cores busy until it
+# ends, and accepts lag), until no more than max_conns remain.
 closed = set()
-end = time.monotonic() + 5
+end = time.monotonic() + 15
 while time.monotonic() < end and len(socks) - len(closed) > 256:
     for i, s in enumerate(socks):
         if i in closed:
@@ -109,6 +111,10 @@ early = len(closed)
 res["opened"] = len(socks)
 res["closed_at_accept"] = early + refused
 res["still_open"] = len(socks) - early
+# What the agent holds while the flood is still connected: the kernel may
+# complete handshakes its accept queue never had room for (SYN cookies),
+# so the client side alone proves nothing; the agent's descriptors do.
+res["agent_fds"] = len(os.listdir("/proc/%s/fd" % agent_pid))
 for s in socks: s.close()
 for t in ts: t.join()
 print(json.dumps(res))
@@ -120,8 +126,8 @@ note "hostile: $(cat "$T/h.json"); rate alone $(echo "$base / 1000000" | bc) Mbi
 # (jq: null < 1 is true, so every figure must be there.)
 jq -e '[.garbage, .oversize, .idle, .truncated, .slowloris] | all(. != null)' "$T/h.json" >/dev/null &&
 jq -e '.garbage < 1 and .oversize < 1 and .idle < 3.5 and .truncated < 3.5 and
-	.slowloris < 4.5 and .still_open <= 256 and .closed_at_accept >= 500' "$T/h.json" >/dev/null ||
-	fail "hostile connections: $(cat "$T/h.json")"
+	.slowloris < 4.5 and .agent_fds <= 256 + 32' "$T/h.json" >/dev/null ||
+	fail "hostile connections: $(cat "$T/h.json"); agent: $(grep -v 'authenticated\|test ' "$T/a.log" | tail -5)"
 # The paced test held its rate (1 Gbit/s per stream) within the noise of
 # a 2-core machine.
 [ "$(echo "$under >= 0.85 * $base" | bc)" = 1 ] || fail "rate under attack $under vs alone $base"
