@@ -5,7 +5,7 @@
 #   make check      deps if needed, build, unit tests, unit tests under
 #                   ASan+UBSan, integration tests, short fuzz runs
 #   make demo       the matrix on a built-in lab
-#   make fuzz       libFuzzer campaigns (FUZZ_SECONDS per harness)
+#   make fuzz       libFuzzer campaigns (FUZZ_SECONDS, or FUZZ_RUNS executions, per harness)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
@@ -167,7 +167,7 @@ valgrind: $(UNIT_BINS)
 
 fuzz-build: $(FUZZ_HARNESSES:%=build/fuzz/%)
 fuzz: fuzz-build
-	@tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+	@FUZZ_RUNS=$(FUZZ_RUNS) tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 demo:
 	@tests/deps.sh check 2>/dev/null || tests/deps.sh install

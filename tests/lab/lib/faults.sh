@@ -29,7 +29,10 @@ fault_net_addr() { # HOST NET -> address of HOST on NET
 # end drops PERCENT of the packets arriving there, so both directions lose
 # PERCENT. Ingress sees packets one by one (offloads are off), where
 # iptables OUTPUT would see whole GSO super-packets and bridged frames not
-# at all.
+# at all. ARP passes: a lost ARP exchange fails the neighbour entry for
+# seconds, every packet of that pair with it (two pairs of a 20 % link lost
+# 100 % in a mesh run), which is the neighbour cache's timing, not the
+# link's loss rate.
 loss_chain() { # add|del NODE IF N
 	local n; n=$(ns "$2")
 	if [ "$1" = add ]; then
@@ -37,7 +40,7 @@ loss_chain() { # add|del NODE IF N
 		ip netns exec "$n" nft add chain netdev cflab "loss_$3" \
 			"{ type filter hook ingress device \"$3\" priority 0; }" &&
 		ip netns exec "$n" nft add rule netdev cflab "loss_$3" \
-			numgen random mod 10000 "<" "$4" counter drop
+			meta protocol != arp numgen random mod 10000 "<" "$4" counter drop
 	else
 		ip netns exec "$n" nft delete chain netdev cflab "loss_$3"
 	fi
