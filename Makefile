@@ -53,7 +53,8 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/mrender.c \
 	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
 	coordinator/sweep.c coordinator/cwatch.c coordinator/ceph.c \
-	coordinator/cli_ceph.c coordinator/plan.c coordinator/plan_script.c
+	coordinator/cli_ceph.c coordinator/plan.c coordinator/plan_script.c \
+	coordinator/child.c coordinator/journal.c coordinator/migrate.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
@@ -78,9 +79,10 @@ $(BUILD)/tests/test_topo: $(BUILD)/coordinator/topo.o \
 $(BUILD)/tests/test_tcpan: $(BUILD)/agent/tcpan.o
 $(BUILD)/tests/test_plan: $(BUILD)/coordinator/plan.o \
 	$(BUILD)/coordinator/plan_script.o $(BUILD)/coordinator/ceph.o \
-	$(BUILD)/coordinator/inventory.o
+	$(BUILD)/coordinator/inventory.o $(BUILD)/coordinator/child.o \
+	$(BUILD)/coordinator/journal.o
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
-	$(BUILD)/coordinator/inventory.o
+	$(BUILD)/coordinator/inventory.o $(BUILD)/coordinator/child.o
 $(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \
 	$(BUILD)/coordinator/findings.o
 
@@ -148,7 +150,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOUR
 	-DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
 FUZZ_EXTRA := coordinator/inventory.c agent/config.c agent/tcpan.c \
-	coordinator/ceph.c coordinator/topo.c coordinator/findings.c \
+	coordinator/ceph.c coordinator/child.c coordinator/topo.c coordinator/findings.c \
 	agent/probe.c agent/probe_io.c agent/probe_mesh.c agent/route.c \
 	agent/limits.c tests/fuzz/stubs.c
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)

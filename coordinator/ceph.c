@@ -1,5 +1,6 @@
 /* ceph: the Ceph CLI and its JSON, see ceph.h. */
 #include "ceph.h"
+#include "child.h"
 #include "pj.h"
 
 #include <errno.h>
@@ -15,27 +16,14 @@
 
 #define CEPH_MAX_OUT (64u << 20)
 
-static double
-mono(void)
+/* ceph_argv: 'ceph' with the connection options, then args, then
+ * '-f json'. */
+static void
+ceph_argv(const struct ceph_opts *o, const char *const *args,
+    const char **argv)
 {
-	struct timespec ts;
+	int k = 0, i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int
-ceph_run(const struct ceph_opts *o, const char *const *args, cJSON **out,
-    char *err)
-{
-	const char *argv[64];
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	double end = mono() + (o->timeout > 0 ? o->timeout : 15);
-	int p[2], k = 0, i, st = 0, timed_out = 0;
-	pid_t pid;
-
-	*out = NULL;
 	argv[k++] = "ceph";
 	if (o->conf) {
 		argv[k++] = "--conf";
@@ -57,83 +45,62 @@ ceph_run(const struct ceph_opts *o, const char *const *args, cJSON **out,
 	argv[k++] = "-f";
 	argv[k++] = "json";
 	argv[k] = NULL;
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(err, CF_ERRLEN, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
+}
 
-		dup2(p[1], STDOUT_FILENO);
-		if (null != -1) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execvp("ceph", (char *const *)argv);
-		_exit(127);
-	}
-	close(p[1]);
-	if (pid == -1) {
-		close(p[0]);
-		snprintf(err, CF_ERRLEN, "fork: %s", strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		struct pollfd pf = { p[0], POLLIN, 0 };
-		double left = end - mono();
-		ssize_t n;
+int
+ceph_run(const struct ceph_opts *o, const char *const *args, cJSON **out,
+    char *err)
+{
+	const char *argv[64];
+	char *buf;
+	size_t len;
+	int rc;
 
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
-			continue;
-		if (len + 65536 + 1 > cap) {
-			char *nb = cap >= CEPH_MAX_OUT ? NULL : realloc(buf,
-			    cap ? cap * 2 : 65536 * 2);
-
-			if (nb == NULL)
-				break;
-			buf = nb;
-			cap = cap ? cap * 2 : 65536 * 2;
-		}
-		n = read(p[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
-	if (timed_out) {
-		snprintf(err, CF_ERRLEN, "ceph %s: no answer in %.0f s",
-		    args[0], o->timeout > 0 ? o->timeout : 15);
-		free(buf);
+	*out = NULL;
+	ceph_argv(o, args, argv);
+	rc = child_run(argv, o->timeout > 0 ? o->timeout : 15, 0, &buf, &len,
+	    CEPH_MAX_OUT, err);
+	if (rc == -1) {
+		if (strstr(err, "not installed"))
+			snprintf(err, CF_ERRLEN, "ceph: the CLI is not "
+			    "installed (ceph-common)");
+		else if (strstr(err, "no answer"))
+			snprintf(err, CF_ERRLEN, "ceph %s: no answer in %.0f s",
+			    args[0], o->timeout > 0 ? o->timeout : 15);
 		return -1;
 	}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		snprintf(err, CF_ERRLEN, "ceph: the CLI is not installed "
-		    "(ceph-common)");
-		free(buf);
-		return -1;
-	}
-	if (buf)
-		buf[len] = '\0';
 	*out = buf ? cJSON_ParseWithLength(buf, len) : NULL;
 	free(buf);
 	if (*out == NULL) {
 		snprintf(err, CF_ERRLEN, "ceph %s: exit status %d and no JSON "
 		    "(is the cluster reachable, the keyring readable?)",
-		    args[0], WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		    args[0], rc);
 		return -1;
 	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return rc;
+}
+
+int
+ceph_cmd(const struct ceph_opts *o, const char *const *args, char *err)
+{
+	const char *argv[64];
+	char *buf = NULL, *nl;
+	int rc;
+
+	ceph_argv(o, args, argv);
+	rc = child_run(argv, o->timeout > 0 ? o->timeout : 15, CHILD_STDERR,
+	    &buf, NULL, 1 << 20, err);
+	if (rc > 0) {
+		/* The CLI's last line says why ("Error EINVAL: ..."). */
+		while (buf && (nl = strrchr(buf, '\n')) != NULL && nl[1] == '\0')
+			*nl = '\0';
+		nl = buf ? strrchr(buf, '\n') : NULL;
+		snprintf(err, CF_ERRLEN, "ceph %s %s: exit status %d: %.200s",
+		    args[0], args[1] ? args[1] : "", rc, nl ? nl + 1 :
+		    buf ? buf : "");
+	}
+	free(buf);
+	return rc;
 }
 
 int
@@ -469,6 +436,120 @@ ceph_parse_config_dump(const cJSON *j, struct ceph_map *m, char *err)
 }
 
 int
+ceph_config_lookup(const cJSON *j, const char *who, const char *name,
+    char *value, size_t vlen, char *err)
+{
+	const cJSON *e;
+	char w[512];
+	int i = 0;
+
+	if (!cJSON_IsArray(j)) {
+		snprintf(err, CF_ERRLEN, "config dump: not an array");
+		return -1;
+	}
+	cJSON_ArrayForEach(e, j) {
+		const char *sec, *n, *val, *mask;
+
+		if (pj_get_str(e, "section", 0, 128, &sec, err) == -1 ||
+		    pj_get_str(e, "name", 1, 128, &n, err) == -1 ||
+		    pj_get_str(e, "value", 0, 4096, &val, err) == -1 ||
+		    pj_opt_str(e, "mask", 0, 256, "", &mask, err) == -1) {
+			char ctx[48];
+
+			snprintf(ctx, sizeof(ctx), "config dump[%d]", i);
+			prefix_err(err, ctx);
+			return -1;
+		}
+		i++;
+		/* 'who' as 'ceph config set' takes it: section[/mask]. */
+		snprintf(w, sizeof(w), "%s%s%s", sec, mask[0] ? "/" : "", mask);
+		if (strcmp(w, who) == 0 && strcmp(n, name) == 0) {
+			snprintf(value, vlen, "%s", val);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* pg_epoch: a PG's reported_epoch, a number (Pacific) or "E'V". */
+static int
+pg_epoch(const cJSON *pg, uint32_t *out, char *err)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(pg,
+	    "reported_epoch");
+	double v;
+
+	if (cJSON_IsNumber(e))
+		v = e->valuedouble;
+	else if (cJSON_IsString(e))
+		v = strtod(e->valuestring, NULL);
+	else {
+		snprintf(err, CF_ERRLEN, "reported_epoch: missing or not a "
+		    "number");
+		return -1;
+	}
+	if (!(v >= 0 && v <= 4294967295.0)) {
+		snprintf(err, CF_ERRLEN, "reported_epoch: out of range");
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int
+ceph_parse_pg_dump(const cJSON *j, uint32_t epoch, struct ceph_pgdump *d,
+    char *err)
+{
+	const cJSON *pgs, *pg;
+	int i = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->min_epoch = UINT32_MAX;
+	/* 'pg dump pgs' is {pg_ready, pg_stats[]}; older CLIs print the
+	 * bare array. */
+	if (cJSON_IsArray(j))
+		pgs = j;
+	else if (pj_opt_bool(j, "pg_ready", false, &d->ready, err) == -1 ||
+	    pj_get_arr(j, "pg_stats", 0, 1 << 24, &pgs, NULL, err) == -1) {
+		prefix_err(err, "pg dump");
+		return -1;
+	} else
+		d->has_ready = cJSON_GetObjectItem(j, "pg_ready") != NULL;
+	cJSON_ArrayForEach(pg, pgs) {
+		const char *st, *id;
+		uint32_t e;
+
+		if (pj_get_str(pg, "pgid", 1, 64, &id, err) == -1 ||
+		    pj_get_str(pg, "state", 1, 256, &st, err) == -1 ||
+		    pg_epoch(pg, &e, err) == -1) {
+			char ctx[48];
+
+			snprintf(ctx, sizeof(ctx), "pg dump: pg_stats[%d]", i);
+			prefix_err(err, ctx);
+			return -1;
+		}
+		i++;
+		d->num_pgs++;
+		if (e < d->min_epoch)
+			d->min_epoch = e;
+		if (strcmp(st, "active+clean") == 0) {
+			d->active_clean++;
+			if (e >= epoch)
+				d->fresh_clean++;
+			continue;
+		}
+		/* 'active' as a whole word of the state. */
+		if (strncmp(st, "active", 6) != 0 || (st[6] && st[6] != '+'))
+			d->inactive++;
+		if (d->stuck[0] == '\0')
+			snprintf(d->stuck, sizeof(d->stuck), "%s %s", id, st);
+	}
+	if (d->num_pgs == 0)
+		d->min_epoch = 0;
+	return 0;
+}
+
+int
 ceph_parse_status(const cJSON *j, struct ceph_status *s, char *err)
 {
 	const cJSON *h, *pg, *om, *st;
@@ -536,6 +617,30 @@ ceph_parse_pg_stat(const cJSON *j, struct ceph_pgstat *s, char *err)
 	return 0;
 }
 
+/* health_text appends a check's summary and detail messages, one per
+ * line ("NAME: message"), as far as they fit. */
+static void
+health_text(struct ceph_health *h, const cJSON *c)
+{
+	const cJSON *sm = cJSON_GetObjectItem(cJSON_GetObjectItem(c, "summary"),
+	    "message"), *d;
+	size_t off = strlen(h->text);
+
+	if (cJSON_IsString(sm) && off + 8 < sizeof(h->text))
+		off += (size_t)snprintf(h->text + off, sizeof(h->text) - off,
+		    "%s: %s\n", c->string, sm->valuestring);
+	cJSON_ArrayForEach(d, cJSON_GetObjectItem(c, "detail")) {
+		const cJSON *m = cJSON_GetObjectItem(d, "message");
+
+		if (cJSON_IsString(m) && off + 8 < sizeof(h->text))
+			off += (size_t)snprintf(h->text + off,
+			    sizeof(h->text) - off, "%s: %s\n", c->string,
+			    m->valuestring);
+	}
+	if (off >= sizeof(h->text))
+		h->text[sizeof(h->text) - 1] = '\0';
+}
+
 int
 ceph_parse_health_detail(const cJSON *j, struct ceph_health *h, char *err)
 {
@@ -555,6 +660,7 @@ ceph_parse_health_detail(const cJSON *j, struct ceph_health *h, char *err)
 			return -1;
 		}
 		h->nchecks++;
+		health_text(h, c);
 		if (h->nchecks <= 16 && off + strlen(c->string) + 2 <
 		    sizeof(h->checks))
 			off += (size_t)snprintf(h->checks + off,

@@ -59,6 +59,10 @@ struct ceph_map {
 int ceph_run(const struct ceph_opts *o, const char *const *args,
     cJSON **out, char *err);
 
+/* ceph_cmd runs 'ceph ARGS' for its effect: the exit status (err then
+ * holds the CLI's last line), or -1 with err. */
+int ceph_cmd(const struct ceph_opts *o, const char *const *args, char *err);
+
 /* Parsers: 0, or -1 with err naming the field. */
 int ceph_parse_osd_dump(const cJSON *j, struct ceph_map *m, char *err);
 int ceph_parse_osd_tree(const cJSON *j, struct ceph_map *m, char *err);
@@ -86,6 +90,7 @@ struct ceph_health {
 	char status[32];
 	char checks[512];
 	int nchecks;
+	char text[4096];	/* "CHECK: message" lines (summary, detail) */
 };
 int ceph_parse_health_detail(const cJSON *j, struct ceph_health *h,
     char *err);
@@ -95,6 +100,25 @@ int ceph_parse_health_detail(const cJSON *j, struct ceph_health *h,
  * set at all, -1 malformed. */
 int ceph_parse_config_show(const cJSON *j, const char *name, char *value,
     size_t vlen, char *source, size_t slen, char *err);
+
+/* config dump: the value of NAME set for WHO as 'ceph config set' names
+ * it ("global", "osd.3", "osd/host:h2"): 1 found, 0 not set, -1. */
+int ceph_config_lookup(const cJSON *j, const char *who, const char *name,
+    char *value, size_t vlen, char *err);
+
+/* pg dump pgs: PG states against an epoch (a restarted OSD's up_from:
+ * the mgr's stats lag behind a restart, a PG counts as clean for the
+ * gate only when reported at or after it). */
+struct ceph_pgdump {
+	bool ready, has_ready;
+	int num_pgs, active_clean;
+	int fresh_clean;		/* active+clean, reported >= epoch */
+	int inactive;			/* not active at all */
+	uint32_t min_epoch;		/* lowest reported_epoch */
+	char stuck[64];			/* one PG not active+clean: "ID STATE" */
+};
+int ceph_parse_pg_dump(const cJSON *j, uint32_t epoch, struct ceph_pgdump *d,
+    char *err);
 
 /* versions: how many daemons run how many distinct versions. */
 struct ceph_versions {

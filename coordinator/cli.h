@@ -43,5 +43,6 @@ int cmd_watch(const struct gopts *g, int argc, char **argv);
 int cmd_inventory(const struct gopts *g, int argc, char **argv);
 int cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv);
 int cmd_plan(const struct gopts *g, int argc, char **argv);
+int cmd_migrate(const struct gopts *g, int argc, char **argv);
 
 #endif

@@ -2,6 +2,7 @@
  * see cli.h. */
 #include "ceph.h"
 #include "cli.h"
+#include "migrate.h"
 #include "out.h"
 #include "plan.h"
 #include "pj.h"
@@ -555,4 +556,86 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 	free(m);
 	free(ps);
 	return rc;
+}
+
+/* --- migrate --------------------------------------------------------------- */
+
+int
+cmd_migrate(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_PLAN = 256, O_EXEC, O_JOURNAL, O_RESUME, O_ROLLBACK,
+	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL };
+	static const struct option mo[] = {
+		{ "plan", required_argument, NULL, O_PLAN },
+		{ "execute", no_argument, NULL, O_EXEC },
+		{ "journal", required_argument, NULL, O_JOURNAL },
+		{ "resume", no_argument, NULL, O_RESUME },
+		{ "rollback", no_argument, NULL, O_ROLLBACK },
+		{ "restart-cmd", required_argument, NULL, O_RESTART },
+		{ "ceph-conf", required_argument, NULL, O_CONF },
+		{ "ceph-name", required_argument, NULL, O_NAME },
+		{ "inactive-limit", required_argument, NULL, O_INACTIVE },
+		{ "slow-ops-limit", required_argument, NULL, O_SLOW },
+		{ "poll", required_argument, NULL, O_POLL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *use = "usage: cephfab migrate --plan plan.json "
+	    "[--execute] [--journal F] [--resume] [--rollback]\n"
+	    "         [--restart-cmd 'CMD {host} {osd}'] [--ceph-conf F] "
+	    "[--ceph-name N]\n"
+	    "         [--inactive-limit S] [--slow-ops-limit S] [--poll S]\n"
+	    "  without --execute: what it would do. With it: the plan's "
+	    "steps, each\n"
+	    "  gated on the cluster's state, journaled (default "
+	    "PLAN.journal); exit 1\n"
+	    "  when it paused (the message says why and what to do)\n"
+	    "  --restart-cmd   default 'ssh {host} systemctl restart "
+	    "ceph-osd@{osd}'\n"
+	    "                  (cephadm plans: ceph orch daemon restart)\n";
+	struct mig_opts o;
+	int ch, rc = EXIT_PASS;
+
+	memset(&o, 0, sizeof(o));
+	o.co.timeout = g->timeout > 0 ? g->timeout : 30;
+	o.inactive_limit = 90;
+	o.slow_ops_limit = 120;
+	o.poll = 2;
+	o.json = g->json;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", mo, NULL)) != -1) {
+		switch (ch) {
+		case O_PLAN: o.plan_path = optarg; break;
+		case O_EXEC: o.execute = true; break;
+		case O_JOURNAL: o.journal_path = optarg; break;
+		case O_RESUME: o.resume = true; break;
+		case O_ROLLBACK: o.rollback = true; break;
+		case O_RESTART: o.restart_cmd = optarg; break;
+		case O_CONF: o.co.conf = optarg; break;
+		case O_NAME: o.co.name = optarg; break;
+		case O_INACTIVE:
+			if (parse_num("--inactive-limit", optarg, 1, 86400,
+			    &o.inactive_limit))
+				rc = EXIT_USAGE;
+			break;
+		case O_SLOW:
+			if (parse_num("--slow-ops-limit", optarg, 1, 86400,
+			    &o.slow_ops_limit))
+				rc = EXIT_USAGE;
+			break;
+		case O_POLL:
+			if (parse_num("--poll", optarg, 0.2, 60, &o.poll))
+				rc = EXIT_USAGE;
+			break;
+		case 'h': fputs(use, stdout); return EXIT_PASS;
+		default: rc = EXIT_USAGE; break;
+		}
+	}
+	if (rc == EXIT_PASS && (argc != optind || o.plan_path == NULL)) {
+		fputs(use, stderr);
+		rc = EXIT_USAGE;
+	}
+	if (rc != EXIT_PASS)
+		return rc;
+	return mig_run(&o);
 }

@@ -60,6 +60,8 @@ usage(FILE *f)
 	    "pair\n"
 	    "  plan --cluster-network NEW  preflight and a staged cutover "
 	    "plan (plan --help)\n"
+	    "  migrate --plan F [--execute]  run a plan, gated and journaled "
+	    "(migrate --help)\n"
 	    "  runs [--db F]      the stored matrix runs\n"
 	    "  report RUN [opts]  render a stored run again (same outputs as "
 	    "matrix)\n"
@@ -269,6 +271,8 @@ main(int argc, char **argv)
 		return cmd_ceph_heartbeats(&g, argc, argv);
 	if (strcmp(cmd, "plan") == 0)
 		return cmd_plan(&g, argc, argv);
+	if (strcmp(cmd, "migrate") == 0)
+		return cmd_migrate(&g, argc, argv);
 	if (strcmp(cmd, "matrix") == 0)
 		return cmd_matrix(&g, argc, argv, false);
 	if (strcmp(cmd, "report") == 0)

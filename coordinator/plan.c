@@ -197,6 +197,51 @@ gate(cJSON *s, const char *kind, double timeout, const char *why)
 	return g;
 }
 
+/* op: a step's machine-readable action ("do" or "undo"), what migrate
+ * executes; "commands" stay for the operator. */
+static cJSON *
+op(cJSON *s, const char *key, const char *kind)
+{
+	cJSON *o = cJSON_AddObjectToObject(s, key);
+
+	cJSON_AddStringToObject(o, "op", kind);
+	if (strcmp(kind, "ceph") == 0)
+		cJSON_AddArrayToObject(o, "argv");
+	return o;
+}
+
+/* argv_add: one ceph command of up to five words (NULL ends it). */
+static void
+argv_add(cJSON *o, const char *a, const char *b, const char *c,
+    const char *d, const char *e)
+{
+	const char *w[] = { a, b, c, d, e };
+	cJSON *v = cJSON_CreateArray();
+	int i;
+
+	for (i = 0; i < 5 && w[i]; i++)
+		cJSON_AddItemToArray(v, cJSON_CreateString(w[i]));
+	cJSON_AddItemToArray(cJSON_GetObjectItem(o, "argv"), v);
+}
+
+/* expect: a config gate's condition: WHO's cluster_network is VALUE
+ * (NULL: not set). */
+static void
+expect(cJSON *g, const char *who, const char *value)
+{
+	cJSON *arr = cJSON_GetObjectItem(g, "expect"), *e;
+
+	if (arr == NULL)
+		arr = cJSON_AddArrayToObject(g, "expect");
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "who", who);
+	if (value)
+		cJSON_AddStringToObject(e, "value", value);
+	else
+		cJSON_AddNullToObject(e, "value");
+	cJSON_AddItemToArray(arr, e);
+}
+
 cJSON *
 plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 {
@@ -204,7 +249,7 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 	char nn[NETADDR_STRLEN + 8];
 	int n = osd_hosts(m, hosts, CEPH_MAX_OSDS), b, k, i;
 	double settle = fmax(o->settle, 2 * (o->grace > 0 ? o->grace : 20));
-	cJSON *plan, *steps, *s, *g, *ids, *id;
+	cJSON *plan, *steps, *s, *g, *ids, *id, *d, *u;
 
 	if (n == 0) {
 		snprintf(err, CF_ERRLEN, "plan: no OSD host in the OSD map");
@@ -222,6 +267,8 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 	s = step(steps, "set noout", NULL);
 	cmd(s, "commands", "ceph osd set noout");
 	cmd(s, "rollback", "ceph osd unset noout");
+	argv_add(op(s, "do", "ceph"), "osd", "set", "noout", NULL, NULL);
+	argv_add(op(s, "undo", "ceph"), "osd", "unset", "noout", NULL, NULL);
 	g = gate(s, "flag", 60, "restarted OSDs must not be marked out");
 	cJSON_AddStringToObject(g, "flag", "noout");
 	for (b = 0; b < n; b += o->batch > 0 ? o->batch : 1) {
@@ -235,16 +282,6 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 		for (k = b; k < end; k++)
 			off += (size_t)snprintf(label + off, sizeof(label) -
 			    off, "%s%s", off ? "," : "", hosts[k]);
-		/* The mask: only these hosts' OSDs pick the new network
-		 * at their next start. */
-		s = step(steps, "mask the batch to the new network", label);
-		for (k = b; k < end; k++) {
-			cmd(s, "commands", "ceph config set osd/host:%s "
-			    "cluster_network %s", hosts[k], nn);
-			cmd(s, "rollback", "ceph config rm osd/host:%s "
-			    "cluster_network", hosts[k]);
-		}
-		gate(s, "config", 30, "the mask is in the mon database");
 		/* Which OSDs the batch holds. */
 		ids = cJSON_CreateArray();
 		for (i = 0; i < m->nosds; i++)
@@ -252,6 +289,29 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 				if (strcmp(m->osds[i].host, hosts[k]) == 0)
 					cJSON_AddItemToArray(ids,
 					    cJSON_CreateNumber(m->osds[i].id));
+		/* The mask: only these OSDs pick the new network at their
+		 * next start. Per OSD, not 'osd/host:H': Pacific's mon
+		 * resolves a daemon's host mask from the CRUSH ancestors of
+		 * its host bucket, which leave the host itself out, so a
+		 * host mask is shown by 'config get' but never reaches the
+		 * daemon (seen on 16.2.15: the OSD restarted on OLD). */
+		s = step(steps, "mask the batch to the new network", label);
+		d = op(s, "do", "ceph");
+		u = op(s, "undo", "ceph");
+		g = gate(s, "config", 30, "the mask is in the mon database");
+		cJSON_ArrayForEach(id, ids) {
+			char who[32];
+
+			snprintf(who, sizeof(who), "osd.%d", id->valueint);
+			cmd(s, "commands", "ceph config set %s cluster_network "
+			    "%s", who, nn);
+			cmd(s, "rollback", "ceph config rm %s cluster_network",
+			    who);
+			argv_add(d, "config", "set", who, "cluster_network", nn);
+			argv_add(u, "config", "rm", who, "cluster_network",
+			    NULL);
+			expect(g, who, nn);
+		}
 		s = step(steps, "ok to stop", label);
 		off = 0;
 		label[0] = '\0';
@@ -265,6 +325,19 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 		s = step(steps, "restart the batch's OSDs",
 		    cJSON_GetObjectItem(cJSON_GetArrayItem(steps,
 		    cJSON_GetArraySize(steps) - 2), "host")->valuestring);
+		d = op(s, "do", "restart");
+		cJSON_AddItemToObject(d, "osds", cJSON_Duplicate(ids, 1));
+		u = cJSON_AddObjectToObject(d, "hosts");
+		for (i = 0; i < m->nosds; i++)
+			for (k = b; k < end; k++)
+				if (strcmp(m->osds[i].host, hosts[k]) == 0) {
+					char key[16];
+
+					snprintf(key, sizeof(key), "%d",
+					    m->osds[i].id);
+					cJSON_AddStringToObject(u, key,
+					    hosts[k]);
+				}
 		cJSON_ArrayForEach(id, ids) {
 			if (o->deploy == PLAN_CEPHADM)
 				cmd(s, "commands", "ceph orch daemon restart "
@@ -297,19 +370,187 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 	}
 	s = step(steps, "set the new network globally, remove the masks",
 	    NULL);
+	d = op(s, "do", "ceph");
+	u = op(s, "undo", "ceph");
+	g = gate(s, "config", 30, "the global value is in the mon database, "
+	    "no mask left");
 	cmd(s, "commands", "ceph config set global cluster_network %s", nn);
-	for (k = 0; k < n; k++)
-		cmd(s, "commands", "ceph config rm osd/host:%s cluster_network",
-		    hosts[k]);
-	if (m->cluster_network[0])
+	argv_add(d, "config", "set", "global", "cluster_network", nn);
+	expect(g, "global", nn);
+	if (m->cluster_network[0]) {
 		cmd(s, "rollback", "ceph config set global cluster_network %s",
 		    m->cluster_network);
-	gate(s, "config", 30, "the global value is in the mon database");
+		argv_add(u, "config", "set", "global", "cluster_network",
+		    m->cluster_network);
+	}
+	for (i = 0; i < m->nosds; i++) {
+		char who[32];
+
+		if (m->osds[i].host[0] == '\0')
+			continue;
+		snprintf(who, sizeof(who), "osd.%d", m->osds[i].id);
+		cmd(s, "commands", "ceph config rm %s cluster_network", who);
+		argv_add(d, "config", "rm", who, "cluster_network", NULL);
+		expect(g, who, NULL);
+	}
 	s = step(steps, "unset noout", NULL);
 	cmd(s, "commands", "ceph osd unset noout");
+	argv_add(op(s, "do", "ceph"), "osd", "unset", "noout", NULL, NULL);
+	argv_add(op(s, "undo", "ceph"), "osd", "set", "noout", NULL, NULL);
 	gate(s, "pgs_clean", 900, "the cluster ends as it began: every PG "
 	    "active+clean");
 	return plan;
+}
+
+/* ev_n: the step number of a journal event of kind k, else 0. */
+static int
+ev_n(const cJSON *e, const char *k)
+{
+	const cJSON *ev = cJSON_GetObjectItem(e, "event");
+	const cJSON *n = cJSON_GetObjectItem(e, "n");
+
+	return cJSON_IsString(ev) && strcmp(ev->valuestring, k) == 0 &&
+	    cJSON_IsNumber(n) ? n->valueint : 0;
+}
+
+cJSON *
+plan_rollback(const cJSON *plan, const cJSON *events, char *err)
+{
+	const cJSON *steps = cJSON_GetObjectItem(plan, "steps"), *e, *c, *w;
+	const char *from = "", *to = "";
+	struct netcidr old;
+	cJSON *rb, *rs, *s, *d, *g, *ids, *hosts;
+	double settle = 40;
+	int n, k, nsteps = cJSON_GetArraySize(steps);
+	char perr[CF_ERRLEN];
+
+	if (pj_get_str(plan, "from", 0, 128, &from, perr) == -1 ||
+	    netcidr_parse(from, &old) == -1) {
+		snprintf(err, CF_ERRLEN, "the plan has no old cluster_network "
+		    "(\"from\": '%s'): it was not in the mon database; roll "
+		    "back by hand", from);
+		return NULL;
+	}
+	pj_opt_str(plan, "to", 0, 128, "", &to, perr);
+	pj_opt_double(plan, "settle_s", 0, 86400, 40, &settle, perr);
+	rb = cJSON_CreateObject();
+	cJSON_AddStringToObject(rb, "from", to);
+	cJSON_AddStringToObject(rb, "to", from);
+	cJSON_AddItemToObject(rb, "deploy", cJSON_Duplicate(
+	    cJSON_GetObjectItem(plan, "deploy"), 1));
+	cJSON_AddNumberToObject(rb, "settle_s", settle);
+	rs = cJSON_AddArrayToObject(rb, "steps");
+	s = step(rs, "set noout", NULL);
+	cmd(s, "commands", "ceph osd set noout");
+	argv_add(op(s, "do", "ceph"), "osd", "set", "noout", NULL, NULL);
+	g = gate(s, "flag", 60, "restarted OSDs must not be marked out");
+	cJSON_AddStringToObject(g, "flag", "noout");
+	/* The configuration: every started step's undo, last first. */
+	s = step(rs, "restore the configuration", NULL);
+	d = op(s, "do", "ceph");
+	g = gate(s, "config", 30, "the old configuration is in the mon "
+	    "database");
+	cJSON_AddArrayToObject(g, "expect");
+	for (n = nsteps; n >= 1; n--) {
+		const cJSON *st = cJSON_GetArrayItem(steps, n - 1);
+		bool started = false;
+
+		cJSON_ArrayForEach(e, events)
+			started |= ev_n(e, "step") == n;
+		if (!started)
+			continue;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(cJSON_GetObjectItem(
+		    st, "undo"), "argv")) {
+			const char *v[5] = { NULL };
+			char line[512];
+			size_t off;
+
+			k = 0;
+			cJSON_ArrayForEach(w, c)
+				if (cJSON_IsString(w) && k < 5)
+					v[k++] = w->valuestring;
+			/* noout has steps of its own here. */
+			if (k < 3 || strcmp(v[0], "config") != 0)
+				continue;
+			argv_add(d, v[0], v[1], v[2], v[3], v[4]);
+			off = (size_t)snprintf(line, sizeof(line), "ceph");
+			for (k = 0; k < 5 && v[k]; k++)
+				off += (size_t)snprintf(line + off, off <
+				    sizeof(line) ? sizeof(line) - off : 0,
+				    " %s", v[k]);
+			cmd(s, "commands", "%s", line);
+			expect(g, v[2], strcmp(v[1], "set") == 0 ? v[4] : NULL);
+		}
+	}
+	/* The OSDs restarted, last batch first, back to the old network. */
+	for (n = nsteps; n >= 1; n--) {
+		const cJSON *st = cJSON_GetArrayItem(steps, n - 1);
+		const cJSON *fd = cJSON_GetObjectItem(st, "do");
+		char label[256];
+		size_t off = 0;
+		int seen[256], ns = 0, i;
+
+		ids = cJSON_CreateArray();
+		cJSON_ArrayForEach(e, events) {
+			const cJSON *o = cJSON_GetObjectItem(e, "osd");
+
+			if (ev_n(e, "restart") != n || !cJSON_IsNumber(o))
+				continue;
+			for (i = 0; i < ns && seen[i] != o->valueint; i++)
+				;
+			if (i < ns || ns == 256)
+				continue;
+			seen[ns++] = o->valueint;
+			cJSON_AddItemToArray(ids, cJSON_CreateNumber(
+			    o->valueint));
+		}
+		if (ns == 0) {
+			cJSON_Delete(ids);
+			continue;
+		}
+		label[0] = '\0';
+		for (i = 0; i < ns; i++)
+			off += (size_t)snprintf(label + off, off < sizeof(label) ?
+			    sizeof(label) - off : 0, "%s%d", i ? " " : "",
+			    seen[i]);
+		s = step(rs, "ok to stop", cJSON_IsString(cJSON_GetObjectItem(
+		    st, "host")) ? cJSON_GetObjectItem(st, "host")->valuestring :
+		    NULL);
+		cmd(s, "commands", "ceph osd ok-to-stop %s", label);
+		g = gate(s, "ok_to_stop", 600, "stopping these OSDs must not "
+		    "make any PG unavailable");
+		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+		s = step(rs, "restart the batch's OSDs", cJSON_IsString(
+		    cJSON_GetObjectItem(st, "host")) ? cJSON_GetObjectItem(st,
+		    "host")->valuestring : NULL);
+		d = op(s, "do", "restart");
+		cJSON_AddItemToObject(d, "osds", cJSON_Duplicate(ids, 1));
+		hosts = cJSON_Duplicate(cJSON_GetObjectItem(fd, "hosts"), 1);
+		cJSON_AddItemToObject(d, "hosts", hosts ? hosts :
+		    cJSON_CreateObject());
+		for (i = 0; i < ns; i++)
+			cmd(s, "commands", "restart osd.%d", seen[i]);
+		g = gate(s, "osds_moved", 300, "each OSD up again (a higher "
+		    "up_from), its cluster and back-heartbeat addresses in "
+		    "the old network, its public address unchanged");
+		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+		cJSON_AddStringToObject(g, "network", from);
+		s = step(rs, "wait for clean PGs", NULL);
+		g = gate(s, "pgs_clean", 900, "every PG active+clean, reported "
+		    "at or after the restarted OSDs' up_from");
+		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+		s = step(rs, "settle", NULL);
+		g = gate(s, "settle", settle + 60, "at least twice the "
+		    "heartbeat grace with no OSD_DOWN or "
+		    "OSD_SLOW_PING_TIME_BACK naming these OSDs");
+		cJSON_AddNumberToObject(g, "seconds", settle);
+		cJSON_AddItemToObject(g, "osds", ids);
+	}
+	s = step(rs, "unset noout", NULL);
+	cmd(s, "commands", "ceph osd unset noout");
+	argv_add(op(s, "do", "ceph"), "osd", "unset", "noout", NULL, NULL);
+	gate(s, "pgs_clean", 900, "every PG active+clean");
+	return rb;
 }
 
 void

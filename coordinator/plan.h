@@ -57,6 +57,13 @@ int plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 cJSON *plan_build(const struct ceph_map *m, const struct plan_opts *o,
     char *err);
 
+/* plan_rollback: the reverse of what a migrate journal's events say was
+ * done (noout; the configuration restored; the restarted OSDs, last
+ * batch first, restarted again with the same gates towards the old
+ * network; noout unset), a plan in the same shape, or NULL with err
+ * when the plan has no old network to go back to. */
+cJSON *plan_rollback(const cJSON *plan, const cJSON *events, char *err);
+
 /* plan_print: the plan for a human, step by step. */
 void plan_print(const cJSON *plan, FILE *f);
 

@@ -11,6 +11,10 @@
 #                                   waits for all PGs active+clean
 #   ceph-lab.sh down P              stop every daemon, remove everything
 #   ceph-lab.sh ceph P ARGS...      the ceph CLI against it (from h1)
+#   ceph-lab.sh restart-osd P ID    stop osd.ID (TERM, KILL after 30 s) and
+#                                   start it again on its host; logged in
+#                                   ceph/restarts.log (the planner's restart
+#                                   command in the lab, where no systemd is)
 #   ceph-lab.sh status P
 #
 # State: /run/cephfab-lab/P (the network lab's) plus ceph/ in it for
@@ -24,7 +28,7 @@ RUN=/run/cephfab-lab
 die() { echo "ceph-lab: $*" >&2; exit 1; }
 say() { [ -n "${LAB_QUIET:-}" ] || echo "ceph-lab: $*" >&2; }
 
-usage() { sed -n '8,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '10,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 paths() { # P
 	P=$1
@@ -159,6 +163,7 @@ EOF
 		cx h1 osd crush add-bucket "$h" host >/dev/null 2>&1
 		cx h1 osd crush move "$h" root=default >/dev/null 2>&1
 		daemon "$h" "osd.$i" ceph-osd -f -i "$i" -c "$CONF"
+		echo "$h" > "$C/osd.$i.host"
 		i=$((i + 1))
 	done
 	wait_for 90 "osds up" sh -c "$(declare -f cx); P=$P C=$C CONF=$CONF; cx h1 osd stat -f json | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d[\"num_up_osds\"] == $i and d[\"num_in_osds\"] == $i else 1)'" ||
@@ -198,8 +203,24 @@ cmd_down() {
 	say "ceph lab '$p' down"
 }
 
+cmd_restart_osd() { # P ID
+	local id=$2 pid h
+	paths "$1"
+	[[ "$id" =~ ^[0-9]+$ ]] && [ -f "$C/osd.$id.pid" ] || die "no osd.$id in lab '$1'"
+	h=$(cat "$C/osd.$id.host")
+	pid=$(cat "$C/osd.$id.pid")
+	if grep -q "ceph-osd" "/proc/$pid/cmdline" 2>/dev/null; then
+		kill "$pid"
+		for _ in $(seq 1 300); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+		grep -q "ceph-osd" "/proc/$pid/cmdline" 2>/dev/null && kill -9 "$pid"
+	fi
+	echo "$(date +%s.%N) osd.$id" >> "$C/restarts.log"
+	daemon "$h" "osd.$id" ceph-osd -f -i "$id" -c "$CONF"
+}
+
 case "${1:-}" in
 up) shift; cmd_up "$@" ;;
+restart-osd) [ $# -eq 3 ] || usage; cmd_restart_osd "$2" "$3" ;;
 down) [ $# -eq 2 ] || usage; cmd_down "$2" ;;
 ceph) [ $# -ge 2 ] || usage; paths "$2"; shift 2; cx h1 "$@" ;;
 status) [ $# -eq 2 ] || usage; paths "$2"; cx h1 -s ;;

@@ -1,0 +1,21 @@
+/*
+ * child: run a program with a deadline and collect what it prints. For
+ * the coordinator's synchronous helpers (the ceph CLI, an OSD restart
+ * command): never called from an event loop callback.
+ */
+#ifndef CF_CHILD_H
+#define CF_CHILD_H
+
+#include <stddef.h>
+
+#define CHILD_STDERR	0x1	/* stderr into the output too */
+
+/* child_run runs argv[0] (PATH searched) with stdin from /dev/null.
+ * Its stdout (and stderr with CHILD_STDERR; else discarded) goes to *out,
+ * NUL-terminated, at most max bytes (caller frees; NULL when it printed
+ * nothing). Returns the exit status (128 + N for signal N), or -1 with
+ * err: not started, not installed (127), or killed at the deadline. */
+int child_run(const char *const *argv, double timeout, int flags,
+    char **out, size_t *len, size_t max, char *err);
+
+#endif
