@@ -54,7 +54,8 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
 	coordinator/sweep.c coordinator/cwatch.c coordinator/ceph.c \
 	coordinator/cli_ceph.c coordinator/plan.c coordinator/plan_script.c \
-	coordinator/child.c coordinator/journal.c coordinator/migrate.c
+	coordinator/child.c coordinator/journal.c coordinator/migrate.c \
+	coordinator/plan_net.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
@@ -80,7 +81,8 @@ $(BUILD)/tests/test_tcpan: $(BUILD)/agent/tcpan.o
 $(BUILD)/tests/test_plan: $(BUILD)/coordinator/plan.o \
 	$(BUILD)/coordinator/plan_script.o $(BUILD)/coordinator/ceph.o \
 	$(BUILD)/coordinator/inventory.o $(BUILD)/coordinator/child.o \
-	$(BUILD)/coordinator/journal.o
+	$(BUILD)/coordinator/journal.o $(BUILD)/coordinator/migrate.o \
+	$(BUILD)/coordinator/out.o
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
 	$(BUILD)/coordinator/inventory.o $(BUILD)/coordinator/child.o
 $(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \

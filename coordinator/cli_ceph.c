@@ -5,6 +5,7 @@
 #include "migrate.h"
 #include "out.h"
 #include "plan.h"
+#include "plan_net.h"
 #include "pj.h"
 
 #include <getopt.h>
@@ -308,70 +309,6 @@ cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv)
 
 /* --- plan ------------------------------------------------------------------ */
 
-/* host_addrs runs 'hosts --facts --json' for the inventory and fills the
- * plan state's host addresses from the agents' links. */
-static void
-host_addrs(const struct gopts *g, struct plan_state *ps)
-{
-	char *buf = NULL, line[65536];
-	size_t len = 0;
-	FILE *p;
-	cJSON *doc, *h, *l, *a;
-	char cmd[8192], self[4096];
-	ssize_t sl;
-
-	/* The child is this program, named by its path: through sh,
-	 * /proc/self/exe would be the shell. Paths with a quote are
-	 * refused; the output is bounded by the FACTS limit per host. */
-	if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
-		return;
-	self[sl] = '\0';
-	snprintf(cmd, sizeof(cmd), "'%s' -i '%s'%s%s%s hosts --facts --json "
-	    "2>/dev/null", self, g->inventory, g->key ? " -k '" : "",
-	    g->key ? g->key : "", g->key ? "'" : "");
-	if (strchr(self, '\'') || strchr(g->inventory, '\'') ||
-	    (g->key && strchr(g->key, '\'')) || (p = popen(cmd, "r")) == NULL)
-		return;
-	while (fgets(line, sizeof(line), p)) {
-		size_t n = strlen(line);
-		char *nb = realloc(buf, len + n + 1);
-
-		if (nb == NULL || len > (64u << 20))
-			break;
-		buf = nb;
-		memcpy(buf + len, line, n + 1);
-		len += n;
-	}
-	pclose(p);
-	doc = buf ? cJSON_Parse(buf) : NULL;
-	free(buf);
-	cJSON_ArrayForEach(h, cJSON_GetObjectItem(doc, "hosts")) {
-		const cJSON *nm = cJSON_GetObjectItem(h, "name");
-
-		if (!cJSON_IsString(nm) || ps->nhosts >= CEPH_MAX_OSDS)
-			continue;
-		snprintf(ps->hosts[ps->nhosts].host, CEPH_NAME_MAX, "%s",
-		    nm->valuestring);
-		ps->hosts[ps->nhosts].known = cJSON_GetObjectItem(h,
-		    "facts") != NULL;
-		cJSON_ArrayForEach(l, cJSON_GetObjectItem(cJSON_GetObjectItem(h,
-		    "facts"), "links"))
-			cJSON_ArrayForEach(a, cJSON_GetObjectItem(l,
-			    "addresses")) {
-				struct netcidr c;
-				int j = ps->hosts[ps->nhosts].naddr;
-
-				if (j < 16 && cJSON_IsString(a) &&
-				    netcidr_parse(a->valuestring, &c) == 0) {
-					ps->hosts[ps->nhosts].addr[j] = c.addr;
-					ps->hosts[ps->nhosts].naddr++;
-				}
-			}
-		ps->nhosts++;
-	}
-	cJSON_Delete(doc);
-}
-
 int
 cmd_plan(const struct gopts *g, int argc, char **argv)
 {
@@ -503,9 +440,12 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 			o.grace = atof(val) > 0 ? atof(val) : 20;
 		cJSON_Delete(j);
 	}
-	host_addrs(g, ps);
+	plan_host_addrs(g, ps);
 	fs = cJSON_CreateArray();
 	blocks = plan_preflight(m, ps, &o, fs);
+	/* Host to host on the new network (the hosts that have an address
+	 * there: a missing one is a finding already). */
+	blocks += plan_net_checks(g, m, ps, &o, fs);
 	cJSON_ArrayForEach(f, fs) {
 		const cJSON *sm = cJSON_GetObjectItem(f, "summary");
 		const cJSON *k = cJSON_GetObjectItem(f, "kind");
@@ -525,28 +465,25 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 		else
 			plan_print(plan, stdout);
 		if (out) {
-			FILE *fo = fopen(out, "w");
+			struct out_file of;
 
-			if (fo == NULL || out_json_write(fo, plan) == -1) {
-				fprintf(stderr, "cephfab: plan: %s: cannot "
-				    "write\n", out);
+			if (out_file_open(&of, out, err) == -1 ||
+			    (out_json_write(of.f, plan), out_file_close(&of,
+			    err)) == -1) {
+				fprintf(stderr, "cephfab: plan: %s\n", err);
 				rc = EXIT_RUNTIME;
 			}
-			if (fo)
-				fclose(fo);
 		}
 		if (script) {
-			FILE *fo = fopen(script, "w");
+			struct out_file of;
 
-			if (fo == NULL || plan_script(plan, fo) == -1) {
-				fprintf(stderr, "cephfab: plan: %s: cannot "
-				    "write\n", script);
+			if (out_file_open(&of, script, err) == -1 ||
+			    (plan_script(plan, of.f), out_file_close(&of,
+			    err)) == -1) {
+				fprintf(stderr, "cephfab: plan: %s\n", err);
 				rc = EXIT_RUNTIME;
-			}
-			if (fo) {
-				fclose(fo);
+			} else
 				chmod(script, 0755);
-			}
 		}
 		if (rc == EXIT_PASS && blocks)
 			rc = EXIT_PROBLEMS;

@@ -29,7 +29,7 @@ matrix_usage(FILE *f)
 	    "         [--mode pairwise,all-to-all,fanout] [--profile FILE] "
 	    "[--db FILE] "
 	    "[--resume RUN] [--max-per-rack N]\n"
-	    "         [--html FILE] [--json FILE|-] [--junit FILE] [--prom FILE]\n"
+	    "         [--html FILE] [--json FILE|-] [--junit FILE] [--prom FILE] [--csv FILE]\n"
 	    "       cephfab -i INV report RUN [--db FILE] [same outputs]\n"
 	    "  --net LIST      networks (default: both where the inventory has "
 	    "them)\n"
@@ -65,7 +65,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 {
 	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
 	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
-	    O_LRATE, O_LLOAD, O_CCONF, O_CNAME };
+	    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV };
 	static const struct option mopts[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "tests", required_argument, NULL, O_TESTS },
@@ -79,6 +79,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 		{ "json", required_argument, NULL, O_JSONF },
 		{ "junit", required_argument, NULL, O_JUNIT },
 		{ "prom", required_argument, NULL, O_PROM },
+		{ "csv", required_argument, NULL, O_CSV },
 		{ "max-per-rack", required_argument, NULL, O_MPR },
 		{ "concurrency", required_argument, NULL, O_CONC },
 		{ "lat-mesh", no_argument, NULL, O_MESH },
@@ -181,6 +182,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 			break;
 		case O_JUNIT: o.junit = optarg; break;
 		case O_PROM: o.prom = optarg; break;
+		case O_CSV: o.csv = optarg; break;
 		case O_MPR:
 			if (parse_num("--max-per-rack", optarg, 1, 1000, &d))
 				return EXIT_USAGE;

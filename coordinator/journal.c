@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -75,6 +76,20 @@ journal_open(struct journal *jn, const char *path, bool resume,
 			return -1;
 	}
 	jn->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	/* One migrate per journal: two would restart the same OSDs. The
+	 * lock goes with the process, a kill -9 included. */
+	if (jn->fd != -1 && flock(jn->fd, LOCK_EX | LOCK_NB) == -1) {
+		snprintf(err, CF_ERRLEN, "%s: %s", path, errno == EWOULDBLOCK ?
+		    "another migrate is running on this journal" :
+		    strerror(errno));
+		close(jn->fd);
+		jn->fd = -1;
+		if (events) {
+			cJSON_Delete(*events);
+			*events = NULL;
+		}
+		return -1;
+	}
 	if (jn->fd == -1) {
 		snprintf(err, CF_ERRLEN, "%s: %s", path, strerror(errno));
 		if (events) {

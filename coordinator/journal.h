@@ -21,7 +21,8 @@ struct journal {
 
 /* journal_open opens path for appending. With resume false it must not
  * exist yet (or be empty); with resume true its events are returned in
- * *events (a JSON array, caller frees). -1 with err. */
+ * *events (a JSON array, caller frees). The file stays locked (flock)
+ * until closed: a second migrate on it is refused. -1 with err. */
 int journal_open(struct journal *jn, const char *path, bool resume,
     cJSON **events, char *err);
 /* journal_read reads a journal's events without opening it for writing. */

@@ -1000,16 +1000,17 @@ matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 	else
 		mreport_terminal(doc, isatty(STDOUT_FILENO));
 	if (o->json) {
-		FILE *f = fopen(o->json, "w");
+		struct out_file of;
 
-		if (f == NULL || out_json_write(f, doc) == -1) {
-			fprintf(stderr, "cephfab: %s: cannot write\n", o->json);
+		if (out_file_open(&of, o->json, err) == -1 ||
+		    (out_json_write(of.f, doc), out_file_close(&of, err)) == -1) {
+			fprintf(stderr, "cephfab: %s\n", err);
 			rc = EXIT_RUNTIME;
 		}
-		if (f && fclose(f) != 0 && rc != EXIT_RUNTIME) {
-			fprintf(stderr, "cephfab: %s: cannot write\n", o->json);
-			rc = EXIT_RUNTIME;
-		}
+	}
+	if (o->csv && mreport_csv(doc, o->csv, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		rc = EXIT_RUNTIME;
 	}
 	if (o->html && mreport_html(doc, o->html, err) == -1) {
 		fprintf(stderr, "cephfab: %s\n", err);

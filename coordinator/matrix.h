@@ -40,7 +40,7 @@ struct matrix_opts {
 	const char *ceph_conf, *ceph_name;
 	const char *db;
 	int64_t resume;
-	const char *html, *json, *junit, *prom;
+	const char *html, *json, *junit, *prom, *csv;
 	bool json_stdout;
 	struct profile prof;
 	const char *inventory, *key;
@@ -61,5 +61,8 @@ void mreport_terminal(const cJSON *doc, bool color);
 int mreport_html(const cJSON *doc, const char *path, char *err);
 int mreport_junit(const cJSON *doc, const char *path, char *err);
 int mreport_prom(const cJSON *doc, const char *path, char *err);
+/* mreport_csv: one line per cell (network, src, dst and its metrics),
+ * then one per finding, for spreadsheets. */
+int mreport_csv(const cJSON *doc, const char *path, char *err);
 
 #endif

@@ -3,9 +3,11 @@
  * HTML heatmap, JUnit XML and Prometheus text (see matrix.h).
  */
 #include "matrix.h"
+#include "out.h"
 #include "pj.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +19,14 @@
 int
 mreport_html(const cJSON *doc, const char *path, char *err)
 {
-	FILE *f = fopen(path, "w");
+	struct out_file of;
+	FILE *f;
 	char *json;
 	const char *p;
 
-	if (f == NULL) {
-		snprintf(err, CF_ERRLEN, "%s: cannot write", path);
+	if (out_file_open(&of, path, err) == -1)
 		return -1;
-	}
+	f = of.f;
 	json = cJSON_PrintUnformatted(doc);
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
 	    "<title>cephfab matrix</title><style>\n"
@@ -108,11 +110,7 @@ mreport_html(const cJSON *doc, const char *path, char *err)
 	    "document.getElementById('verdict').textContent='verdict: '+D.verdict;}\n"
 	    "init();\n</script></body></html>\n", f);
 	free(json);
-	if (fclose(f) != 0) {
-		snprintf(err, CF_ERRLEN, "%s: write error", path);
-		return -1;
-	}
-	return 0;
+	return out_file_close(&of, err);
 }
 
 static void
@@ -136,14 +134,14 @@ mreport_junit(const cJSON *doc, const char *path, char *err)
 	    "ports", "egress" };
 	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
 	const cJSON *fs = cJSON_GetObjectItem(doc, "findings"), *f;
-	FILE *fp = fopen(path, "w");
+	struct out_file of;
+	FILE *fp;
 	char e2[CF_ERRLEN];
 	int k;
 
-	if (fp == NULL) {
-		snprintf(err, CF_ERRLEN, "%s: cannot write", path);
+	if (out_file_open(&of, path, err) == -1)
 		return -1;
-	}
+	fp = of.f;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
 	    "name=\"cephfab matrix\">\n", fp);
 	cJSON_ArrayForEach(net, nets) {
@@ -211,11 +209,7 @@ mreport_junit(const cJSON *doc, const char *path, char *err)
 		fputs("  </testsuite>\n", fp);
 	}
 	fputs("</testsuites>\n", fp);
-	if (fclose(fp) != 0) {
-		snprintf(err, CF_ERRLEN, "%s: write error", path);
-		return -1;
-	}
-	return 0;
+	return out_file_close(&of, err);
 }
 
 static void
@@ -237,7 +231,8 @@ mreport_prom(const cJSON *doc, const char *path, char *err)
 {
 	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
 	const cJSON *f;
-	char e2[CF_ERRLEN], tmp[4200];
+	char e2[CF_ERRLEN];
+	struct out_file of;
 	FILE *fp;
 	int pass;
 	static const struct { const char *name, *field, *help; double mul; }
@@ -250,14 +245,11 @@ mreport_prom(const cJSON *doc, const char *path, char *err)
 	};
 	int k;
 
-	/* Written next to the target and renamed: the textfile collector
-	 * never reads half a file. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "w");
-	if (fp == NULL) {
-		snprintf(err, CF_ERRLEN, "%s: cannot write", tmp);
+	/* Written next to the target and renamed (out_file): the
+	 * textfile collector never reads half a file. */
+	if (out_file_open(&of, path, err) == -1)
 		return -1;
-	}
+	fp = of.f;
 	for (k = 0; k < 2; k++) {
 		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name,
 		    m[k].help, m[k].name);
@@ -337,10 +329,80 @@ mreport_prom(const cJSON *doc, const char *path, char *err)
 			    " %d\n", kinds[i], sev, cnt);
 		}
 	}
-	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
-		snprintf(err, CF_ERRLEN, "%s: write error", path);
-		unlink(tmp);
+	return out_file_close(&of, err);
+}
+
+/* csv_field writes one field, quoted when it needs to be (RFC 4180). */
+static void
+csv_field(FILE *f, const cJSON *v, bool last)
+{
+	if (cJSON_IsNumber(v))
+		fprintf(f, "%.6g", v->valuedouble);
+	else if (cJSON_IsString(v)) {
+		const char *s = v->valuestring;
+
+		if (strpbrk(s, ",\"\n\r")) {
+			fputc('"', f);
+			for (; *s; s++) {
+				if (*s == '"')
+					fputc('"', f);
+				fputc(*s, f);
+			}
+			fputc('"', f);
+		} else
+			fputs(s, f);
+	} else if (cJSON_IsBool(v))
+		fputs(cJSON_IsTrue(v) ? "true" : "false", f);
+	fputc(last ? '\n' : ',', f);
+}
+
+int
+mreport_csv(const cJSON *doc, const char *path, char *err)
+{
+	static const char *cols[] = { "src", "dst", "state", "gbps",
+	    "retrans_per_gb", "rtt_p50_us", "rtt_p99_us", "path_mtu",
+	    "configured_mtu", "ports", NULL };
+	const cJSON *net, *c, *f;
+	struct out_file of;
+	FILE *fp;
+	int k;
+
+	if (out_file_open(&of, path, err) == -1)
 		return -1;
+	fp = of.f;
+	fputs("network", fp);
+	for (k = 0; cols[k]; k++)
+		fprintf(fp, ",%s", cols[k]);
+	fputc('\n', fp);
+	cJSON_ArrayForEach(net, cJSON_GetObjectItem(doc, "networks")) {
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells")) {
+			fprintf(fp, "%s,", net->string);
+			for (k = 0; cols[k]; k++)
+				csv_field(fp, cJSON_GetObjectItem(c, cols[k]),
+				    cols[k + 1] == NULL);
+		}
 	}
-	return 0;
+	/* The findings after a blank line, their own header. */
+	fputs("\nfinding,severity,network,hosts,summary\n", fp);
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings")) {
+		const cJSON *h;
+		char hosts[512];
+		size_t off = 0;
+		cJSON *hs;
+
+		hosts[0] = '\0';
+		cJSON_ArrayForEach(h, cJSON_GetObjectItem(f, "hosts"))
+			if (cJSON_IsString(h) && off < sizeof(hosts) - 2)
+				off += (size_t)snprintf(hosts + off,
+				    sizeof(hosts) - off, "%s%s", off ? " " : "",
+				    h->valuestring);
+		csv_field(fp, cJSON_GetObjectItem(f, "kind"), false);
+		csv_field(fp, cJSON_GetObjectItem(f, "severity"), false);
+		csv_field(fp, cJSON_GetObjectItem(f, "network"), false);
+		hs = cJSON_CreateString(hosts);
+		csv_field(fp, hs, false);
+		cJSON_Delete(hs);
+		csv_field(fp, cJSON_GetObjectItem(f, "summary"), true);
+	}
+	return out_file_close(&of, err);
 }

@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int out_tty = -1;
@@ -132,4 +135,61 @@ out_duration(double secs, char *buf, size_t sz)
 	else
 		snprintf(buf, sz, "%lds", s);
 	return buf;
+}
+
+int
+out_file_open(struct out_file *o, const char *path, char *err)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	if (stat(path, &st) == -1 || S_ISREG(st.st_mode))
+		snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", path,
+		    (long)getpid());
+	o->f = fopen(o->tmp[0] ? o->tmp : path, "w");
+	if (o->f == NULL) {
+		snprintf(err, CF_ERRLEN, "%s: cannot write: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+out_file_close(struct out_file *o, char *err)
+{
+	int bad, e = 0;
+
+	/* A failed flush inside an earlier fputs only sets the stream's
+	 * error flag: fclose alone would report success. */
+	errno = 0;
+	bad = fflush(o->f) != 0 || ferror(o->f);
+	if (bad)
+		e = errno ? errno : EIO;
+	else
+		errno = 0;
+	if (!bad && o->tmp[0] && fsync(fileno(o->f)) == -1) {
+		bad = 1;
+		e = errno;
+	}
+	if (fclose(o->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	o->f = NULL;
+	if (!bad && o->tmp[0] && rename(o->tmp, o->path) == -1) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad) {
+		/* errno of a write inside an earlier fputs is gone by now. */
+		snprintf(err, CF_ERRLEN, "%s: cannot write: %s", o->path,
+		    e == EIO && errno == 0 ? "a write failed (disk full?)" :
+		    strerror(e));
+		if (o->tmp[0])
+			unlink(o->tmp);
+		return -1;
+	}
+	return 0;
 }

@@ -7,6 +7,7 @@
 #define CF_OUT_H
 
 #include <stdio.h>
+#include "pj.h"
 
 #include <cjson/cJSON.h>
 
@@ -26,6 +27,22 @@ int out_json(const cJSON *doc);
 /* out_json_write writes doc to f as it walks it (no whole-document string:
  * a 256-host matrix is tens of MB); -1 on a write error. */
 int out_json_write(FILE *f, const cJSON *doc);
+/* out_file: a result file written whole or not at all. A regular file
+ * (or a new one) is written as PATH.tmp.PID beside it, flushed, fsynced
+ * and renamed into place by out_file_close; anything else (a pipe,
+ * /dev/stdout, a device) is written directly. A full disk or a kill
+ * never leaves half a report where the old one was. */
+struct out_file {
+	FILE *f;
+	char path[4096];
+	char tmp[4200];			/* "" when written directly */
+};
+/* out_file_open: -1 with err naming the file. */
+int out_file_open(struct out_file *o, const char *path, char *err);
+/* out_file_close: -1 with err ("PATH: cannot write: No space left on
+ * device") when any write failed; the temporary is removed then. */
+int out_file_close(struct out_file *o, char *err);
+
 /* out_duration formats seconds as "3d4h", "5h12m", "7m3s" or "42s". */
 const char *out_duration(double secs, char *buf, size_t sz);
 

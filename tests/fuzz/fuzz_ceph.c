@@ -25,6 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ceph_health h;
 	struct ceph_versions v;
 	struct ceph_ok_to_stop ok;
+	struct ceph_pgdump pd;
 	char err[CF_ERRLEN], val[64], src[16];
 	cJSON *j = cJSON_ParseWithLength((const char *)data, size);
 	int n = 0;
@@ -45,6 +46,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ceph_parse_versions(j, &v, err);
 	ceph_parse_ok_to_stop(j, &ok, err);
 	ceph_parse_osd_network(j, ping_cb, &n, err);
+	ceph_parse_pg_dump(j, 20, &pd, err);
+	ceph_config_lookup(j, "osd.0", "cluster_network", val, sizeof(val),
+	    err);
 	if (m.nosds > CEPH_MAX_OSDS || m.npools > 64 || m.nmons > 16)
 		__builtin_trap();
 	cJSON_Delete(j);

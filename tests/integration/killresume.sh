@@ -45,10 +45,23 @@ jq -e '(.networks.public.cells | length) == 30' "$T/final.json" >/dev/null || fa
 # gone with the command).
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	mkdir -p "$T/full"
+	# The reports too: an old report there stays whole, no
+	# temporary is left, exit 3 naming the file.
 	unshare -m sh -c "mount -t tmpfs -o size=64k none '$T/full' &&
+		echo OLD > '$T/full/old.html' &&
 		'$CEPHFAB' -i '$T/inv' matrix --tests lat,mtu,ports --db '$T/full/m.db' > /dev/null 2> '$T/full.err';
 		echo \$? > '$T/full.rc'; cp '$T/full/m.db' '$T/full.db' 2>/dev/null;
-		sqlite3 '$T/full/m.db' 'pragma integrity_check' > '$T/full.check' 2>&1"
+		sqlite3 '$T/full/m.db' 'pragma integrity_check' > '$T/full.check' 2>&1;
+		head -c 70000 /dev/zero > '$T/full/filler' 2>/dev/null;
+		'$CEPHFAB' -i '$T/inv' report $run --db '$T/m.db' --html '$T/full/old.html' \
+			--json '$T/full/r.json' > /dev/null 2> '$T/rep.err';
+		echo \$? > '$T/rep.rc'; cat '$T/full/old.html' > '$T/old.after'; ls '$T/full' > '$T/full.ls'"
+	assert_eq "$(cat "$T/rep.rc")" 3 "report exit on a full disk"
+	grep -q "old.html: cannot write" "$T/rep.err" || fail "report message: $(cat "$T/rep.err")"
+	[ "$(wc -l < "$T/rep.err")" = 2 ] || fail "one line per file: $(cat "$T/rep.err")"
+	assert_eq "$(cat "$T/old.after")" OLD "the old report after a failed write"
+	grep -q "tmp\|r.json" "$T/full.ls" && fail "half-written files left: $(cat "$T/full.ls")"
+	note "full disk, report: $(head -1 "$T/rep.err")"
 	assert_eq "$(cat "$T/full.rc")" 3 "exit on a full disk"
 	grep -qi "full\|space\|disk" "$T/full.err" || fail "full-disk message: $(cat "$T/full.err")"
 	assert_eq "$(head -1 "$T/full.check")" ok "the database after a full disk"

@@ -113,6 +113,10 @@ log_file = $C/log/\$name.log
 run_dir = $C/run
 admin_socket = $C/run/\$name.asok
 osd_recovery_sleep_hdd = 0
+# Failure detection in 10 s, not 20: the planner's settle gate is twice
+# the grace, and the lab restarts every OSD several times.
+osd_heartbeat_grace = 10
+osd_heartbeat_interval = 3
 [mon]
 mon_data = $C/mon/ceph-\$id
 [mgr]

@@ -49,6 +49,10 @@ start_agents() {
 		echo "listen = 0.0.0.0:7470"
 		echo "key = $ST/key"
 		sed 's/ /\n/g' "$ST/nets" | grep _network= | sed 's/=/ = /'
+		# A second cluster network (the planner's cutover target):
+		# the agents may test it too, the two Ceph networks still.
+		[ -e "$ST/cluster2" ] && echo "allow_targets = $(sed 's/ /\n/g' "$ST/nets" |
+			sed -n 's/^\(public\|cluster\)_network=//p' | tr '\n' ,)$(cat "$ST/cluster2")"
 	} > "$ST/agent.conf"
 	for h in $(awk '{print $1}' "$ST/hosts"); do
 		# A host that runs FRR: its agent asks that instance (facts).

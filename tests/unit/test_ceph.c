@@ -248,6 +248,88 @@ test_osd_network(void **state)
 	cJSON_Delete(j);
 }
 
+/* pg dump pgs (the lab's, every PG active+clean at epochs 19-20) against
+ * the epoch of a restart; config dump lookups by 'who'; health detail
+ * messages kept for the planner's checks. */
+static void
+test_gates(void **state)
+{
+	struct ceph_pgdump d;
+	struct ceph_health h;
+	char err[CF_ERRLEN], val[64];
+	cJSON *j = load(G "pg_dump_pgs.json");
+
+	(void)state;
+	assert_int_equal(ceph_parse_pg_dump(j, 0, &d, err), 0);
+	assert_true(d.ready && d.has_ready);
+	assert_int_equal(d.num_pgs, 33);
+	assert_int_equal(d.active_clean, 33);
+	assert_int_equal(d.fresh_clean, 33);
+	assert_int_equal(d.inactive, 0);
+	/* Stats older than the restart do not count. */
+	assert_int_equal(ceph_parse_pg_dump(j, d.min_epoch + 1, &d, err), 0);
+	assert_true(d.fresh_clean < 33 && d.active_clean == 33);
+	assert_int_equal(ceph_parse_pg_dump(j, 1000, &d, err), 0);
+	assert_int_equal(d.fresh_clean, 0);
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"pg_ready\": true, \"pg_stats\": ["
+	    "{\"pgid\": \"2.0\", \"state\": \"peering\", \"reported_epoch\": \"41'7\"},"
+	    "{\"pgid\": \"2.1\", \"state\": \"active+undersized\", \"reported_epoch\": 41},"
+	    "{\"pgid\": \"2.2\", \"state\": \"activating\", \"reported_epoch\": 40}]}");
+	assert_int_equal(ceph_parse_pg_dump(j, 41, &d, err), 0);
+	assert_int_equal(d.fresh_clean, 0);
+	assert_int_equal(d.inactive, 2);	/* 'activating' is not active */
+	assert_int_equal(d.min_epoch, 40);
+	assert_string_equal(d.stuck, "2.0 peering");
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"pg_stats\": [{\"pgid\": \"2.0\", \"state\": "
+	    "\"active+clean\"}]}");
+	assert_int_equal(ceph_parse_pg_dump(j, 0, &d, err), -1);
+	assert_non_null(strstr(err, "pg_stats[0]"));
+	assert_non_null(strstr(err, "reported_epoch"));
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"pg_stats\": {}}");
+	assert_int_equal(ceph_parse_pg_dump(j, 0, &d, err), -1);
+	assert_non_null(strstr(err, "pg_stats"));
+	cJSON_Delete(j);
+	j = load(G "config_dump.json");
+	assert_int_equal(ceph_config_lookup(j, "global", "cluster_network", val,
+	    sizeof(val), err), 1);
+	assert_string_equal(val, "198.19.0.0/24");
+	assert_int_equal(ceph_config_lookup(j, "osd.0", "cluster_network", val,
+	    sizeof(val), err), 0);
+	cJSON_Delete(j);
+	j = cJSON_Parse("[{\"section\": \"osd\", \"name\": \"cluster_network\", "
+	    "\"value\": \"198.20.0.0/24\", \"mask\": \"host:h2\"}, "
+	    "{\"section\": \"osd.3\", \"name\": \"cluster_network\", "
+	    "\"value\": \"198.20.0.0/24\", \"mask\": \"\"}]");
+	assert_int_equal(ceph_config_lookup(j, "osd/host:h2", "cluster_network",
+	    val, sizeof(val), err), 1);
+	assert_int_equal(ceph_config_lookup(j, "osd.3", "cluster_network",
+	    val, sizeof(val), err), 1);
+	assert_int_equal(ceph_config_lookup(j, "osd", "cluster_network",
+	    val, sizeof(val), err), 0);
+	cJSON_Delete(j);
+	j = cJSON_Parse("[{\"section\": \"osd.3\", \"value\": \"x\"}]");
+	assert_int_equal(ceph_config_lookup(j, "osd.3", "cluster_network",
+	    val, sizeof(val), err), -1);
+	assert_non_null(strstr(err, "config dump[0]"));
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"status\": \"HEALTH_WARN\", \"checks\": {"
+	    "\"OSD_SLOW_PING_TIME_BACK\": {\"severity\": \"HEALTH_WARN\", "
+	    "\"summary\": {\"message\": \"Slow OSD heartbeats on back "
+	    "(longest 1520.3ms)\"}, \"detail\": [{\"message\": \"Slow OSD "
+	    "heartbeats on back from osd.1 [] to osd.2 [] 1520.3 msec\"}]},"
+	    "\"PG_AVAILABILITY\": {\"summary\": {\"message\": \"Reduced "
+	    "data availability: 16 pgs peering\"}, \"detail\": []}}}");
+	assert_int_equal(ceph_parse_health_detail(j, &h, err), 0);
+	assert_int_equal(h.nchecks, 2);
+	assert_non_null(strstr(h.text, "OSD_SLOW_PING_TIME_BACK: Slow OSD "
+	    "heartbeats on back from osd.1 [] to osd.2"));
+	assert_non_null(strstr(h.text, "PG_AVAILABILITY: Reduced data"));
+	cJSON_Delete(j);
+}
+
 static void
 test_inventory(void **state)
 {
@@ -336,6 +418,7 @@ main(void)
 		cmocka_unit_test(test_more),
 		cmocka_unit_test(test_osd_network),
 		cmocka_unit_test(test_inventory),
+		cmocka_unit_test(test_gates),
 		cmocka_unit_test(test_malformed),
 	};
 

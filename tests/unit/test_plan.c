@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "journal.h"
+#include "migrate.h"
 #include "plan.h"
 #include "pj.h"
 
@@ -171,10 +173,33 @@ test_plan_steps(void **state)
 	s = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "steps"), 1);
 	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(s,
 	    "commands"), 0)->valuestring,
-	    "ceph config set osd/host:h1 cluster_network 198.20.0.0/24");
+	    "ceph config set osd.0 cluster_network 198.20.0.0/24");
 	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(s,
 	    "rollback"), 0)->valuestring,
-	    "ceph config rm osd/host:h1 cluster_network");
+	    "ceph config rm osd.0 cluster_network");
+	/* What migrate executes: the same command as words, and the gate's
+	 * expectation of the mon database. */
+	g = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "do"),
+	    "argv"), 0);
+	assert_int_equal(cJSON_GetArraySize(g), 5);
+	assert_string_equal(cJSON_GetArrayItem(g, 2)->valuestring, "osd.0");
+	g = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s,
+	    "gate"), "expect"), 0);
+	assert_string_equal(cJSON_GetObjectItem(g, "who")->valuestring, "osd.0");
+	assert_string_equal(cJSON_GetObjectItem(g, "value")->valuestring,
+	    "198.20.0.0/24");
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "steps"), 3);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "do"),
+	    "op")->valuestring, "restart");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(s, "do"), "hosts"), "0")->valuestring, "h1");
+	/* The last config step: global set, every mask removed. */
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "steps"), 16);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(s, "gate"), "expect")), 4);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(s, "gate"), "expect"), 1),
+	    "value")));
 	cJSON_Delete(p);
 	/* Two hosts a batch, cephadm. */
 	po.batch = 2;
@@ -186,6 +211,166 @@ test_plan_steps(void **state)
 	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(s,
 	    "commands"), 0)->valuestring, "ceph orch daemon restart osd.0");
 	cJSON_Delete(p);
+}
+
+/* ev: a journal event. */
+static cJSON *
+ev(const char *kind, int n, int osd)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(e, "event", kind);
+	cJSON_AddNumberToObject(e, "n", n);
+	if (osd >= 0) {
+		cJSON_AddNumberToObject(e, "osd", osd);
+		cJSON_AddNumberToObject(e, "up_from", 10);
+	}
+	return e;
+}
+
+static void
+test_rollback(void **state)
+{
+	char err[CF_ERRLEN];
+	cJSON *p, *evs, *r;
+	const cJSON *s, *c;
+	int i;
+
+	(void)state;
+	setup(NULL);
+	po.batch = 1;
+	po.deploy = PLAN_SYSTEMD;
+	p = plan_build(&m, &po, err);
+	assert_non_null(p);
+	/* Killed in the second host's settle: steps 1-11 started, osd.0
+	 * restarted at step 4, osd.1 at step 9. */
+	evs = cJSON_CreateArray();
+	for (i = 1; i <= 11; i++) {
+		cJSON_AddItemToArray(evs, ev("step", i, -1));
+		if (i == 4 || i == 9)
+			cJSON_AddItemToArray(evs, ev("restart", i, i == 4 ? 0 : 1));
+		if (i < 11)
+			cJSON_AddItemToArray(evs, ev("done", i, -1));
+	}
+	r = plan_rollback(p, evs, err);
+	assert_non_null(r);
+	assert_string_equal(cJSON_GetObjectItem(r, "to")->valuestring,
+	    "198.19.0.0/24");
+	/* noout, the configuration, 4 steps per moved host, unset noout. */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r, "steps")),
+	    1 + 1 + 2 * 4 + 1);
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "steps"), 1);
+	/* The masks removed, the last one first. */
+	c = cJSON_GetObjectItem(s, "commands");
+	assert_int_equal(cJSON_GetArraySize(c), 2);
+	assert_string_equal(cJSON_GetArrayItem(c, 0)->valuestring,
+	    "ceph config rm osd.1 cluster_network");
+	assert_string_equal(cJSON_GetArrayItem(c, 1)->valuestring,
+	    "ceph config rm osd.0 cluster_network");
+	/* The last moved OSD goes back first, to the old network. */
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "steps"), 3);
+	assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(s, "do"), "osds"), 0)->valueint, 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "gate"),
+	    "network")->valuestring, "198.19.0.0/24");
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "steps"), 7);
+	assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(s, "do"), "osds"), 0)->valueint, 0);
+	cJSON_Delete(r);
+	/* After the global step too: the old global value comes back. */
+	for (i = 11; i <= 17; i++)
+		cJSON_AddItemToArray(evs, ev("step", i, -1));
+	cJSON_AddItemToArray(evs, ev("restart", 14, 2));
+	r = plan_rollback(p, evs, err);
+	s = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "steps"), 1);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(s,
+	    "commands"), 0)->valuestring,
+	    "ceph config set global cluster_network 198.19.0.0/24");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r, "steps")),
+	    1 + 1 + 3 * 4 + 1);
+	cJSON_Delete(r);
+	/* No old network to go back to: refused, named. */
+	cJSON_ReplaceItemInObject(p, "from", cJSON_CreateString("(not set in "
+	    "the mon database)"));
+	assert_null(plan_rollback(p, evs, err));
+	assert_non_null(strstr(err, "no old cluster_network"));
+	cJSON_Delete(evs);
+	cJSON_Delete(p);
+}
+
+/* The journal: events back in order, a torn last line (a kill mid-write)
+ * ignored, an existing journal refused without --resume, a corrupt line
+ * named. */
+static void
+test_journal(void **state)
+{
+	char dir[] = "/tmp/cf-jn.XXXXXX", path[64], err[CF_ERRLEN];
+	struct journal jn;
+	cJSON *evs = NULL;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/j", dir);
+	assert_int_equal(journal_open(&jn, path, false, NULL, err), 0);
+	assert_int_equal(journal_add(&jn, ev("step", 1, -1), err), 0);
+	assert_int_equal(journal_add(&jn, ev("restart", 1, 3), err), 0);
+	journal_close(&jn);
+	f = fopen(path, "a");
+	fputs("{\"event\":\"done\",\"n\":1", f);	/* no newline: torn */
+	fclose(f);
+	assert_int_equal(journal_open(&jn, path, false, NULL, err), -1);
+	assert_non_null(strstr(err, "--resume"));
+	assert_int_equal(journal_open(&jn, path, true, &evs, err), 0);
+	{
+		struct journal j2;
+		cJSON *e2 = NULL;
+
+		/* Locked while open: a second migrate is refused. */
+		assert_int_equal(journal_open(&j2, path, true, &e2, err), -1);
+		assert_non_null(strstr(err, "another migrate"));
+		assert_null(e2);
+	}
+	journal_close(&jn);
+	assert_int_equal(cJSON_GetArraySize(evs), 2);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(evs, 1),
+	    "osd")->valueint, 3);
+	assert_true(cJSON_GetObjectItem(cJSON_GetArrayItem(evs, 0),
+	    "t")->valuedouble > 1.7e9);
+	cJSON_Delete(evs);
+	f = fopen(path, "w");
+	fputs("{\"event\":\"step\",\"n\":1}\nnot json\n", f);
+	fclose(f);
+	assert_int_equal(journal_read(path, &evs, err), -1);
+	assert_non_null(strstr(err, ":2: not a journal event"));
+	unlink(path);
+	rmdir(dir);
+}
+
+static void
+test_restart_argv(void **state)
+{
+	char buf[256], err[CF_ERRLEN];
+	const char *argv[8];
+
+	(void)state;
+	assert_int_equal(mig_restart_argv("ssh {host}  systemctl restart "
+	    "ceph-osd@{osd}", 12, "osd-host-3", buf, sizeof(buf), argv, 8,
+	    err), 0);
+	assert_string_equal(argv[0], "ssh");
+	assert_string_equal(argv[1], "osd-host-3");
+	assert_string_equal(argv[3], "restart");
+	assert_string_equal(argv[4], "ceph-osd@12");
+	assert_null(argv[5]);
+	/* Too many words, too long, empty: refused, not truncated. */
+	assert_int_equal(mig_restart_argv("a b c d e f g h i", 1, "h", buf,
+	    sizeof(buf), argv, 8, err), -1);
+	assert_int_equal(mig_restart_argv("{host}{host}{host}", 1,
+	    "a-rather-long-host-name-that-is-long-enough-to-overflow-"
+	    "a-rather-long-host-name-that-is-long-enough-to-overflow", buf,
+	    128, argv, 8, err), -1);
+	assert_int_equal(mig_restart_argv("   ", 1, "h", buf, sizeof(buf),
+	    argv, 8, err), -1);
 }
 
 static void
@@ -254,6 +439,9 @@ main(void)
 		cmocka_unit_test(test_preflight),
 		cmocka_unit_test(test_plan_steps),
 		cmocka_unit_test(test_script),
+		cmocka_unit_test(test_rollback),
+		cmocka_unit_test(test_journal),
+		cmocka_unit_test(test_restart_argv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
