@@ -32,13 +32,13 @@ RESTART=(--restart-cmd "$CL restart-osd $CP {osd}")
 hx "$CEPHFAB" inventory --from-ceph "${CO[@]}" --out "$T/ceph.inv" || fail "inventory"
 cf() { hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" "$@"; }
 osd_nets() { cx osd dump -f json | jq -r '[.osds[] | .cluster_addrs.addrvec[0].addr | split(":")[0]] | join(" ")'; }
-restarts() { grep -c " osd.$1\$" "$ST/ceph/restarts.log" 2>/dev/null || echo 0; }
+restarts() { awk -v o="osd.$1" '$2 == o' "$ST/ceph/restarts.log" 2>/dev/null | wc -l; }
 
 # The client: one 64 KiB object every 0.3 s, its SHA-256 logged with the
 # put's status and duration; bounded to 20 minutes and by a stop file.
 client() {
 	local i=0 end=$(( $(date +%s) + 1200 )) t0 rc sum
-	while [ ! -e "$T/stop" ] && [ "$(date +%s)" -lt "$end" ]; do
+	while [ -d "$T" ] && [ ! -e "$T/stop" ] && [ "$(date +%s)" -lt "$end" ]; do
 		head -c 65536 /dev/urandom > "$T/obj"
 		sum=$(sha256sum < "$T/obj" | cut -c1-64)
 		t0=$(date +%s%N)
@@ -49,7 +49,8 @@ client() {
 		sleep 0.3
 	done
 }
-hx bash -c "$(declare -f client); T=$T CONF=$CONF; client" &
+# Started directly (ip netns exec execs bash): $! is the loop itself.
+ip netns exec "$CP-h1" bash -c "$(declare -f client); T=$T CONF=$CONF; client" &
 CLIENT=$!
 PIDS+=("$CLIENT")
 # Stop the client before the lab goes (cleanups run first to last).

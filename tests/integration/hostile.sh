@@ -2,8 +2,9 @@
 # Hostile clients against an agent that is serving a real test at the same
 # time (two agents on loopback, a 2 Gbit/s paced 2-stream test): an idle
 # unauthenticated connection, garbage bytes, a frame header claiming 4 GiB,
-# a truncated frame, a slowloris sending one byte a second, and 1,000
-# connections opened at once. Each hostile connection is closed within
+# a truncated frame, a slowloris sending one byte a second, a
+# coordinator with the wrong key, a real session's bytes replayed on a new
+# connection, and 1,000 connections opened at once. Each hostile connection is closed within
 # the auth timeout (garbage and oversize at once), the agent holds no
 # more than max_conns descriptors for them (the excess is closed at
 # accept), the agent's memory does not grow with
@@ -27,10 +28,14 @@ rss0=$(awk '/VmRSS/ {print $2}' "/proc/$A/status")
 pair > "$T/under.json" &
 PAIR=$!
 PIDS+=($PAIR)
+# The wrong key; and the agent behind a recording proxy, for the replay.
+keygen "$T/other.key"
+sed "s|^key = .*|key = $T/other.key|" "$T/inv" > "$T/wrong.inv"
+printf '[global]\nkey = %s\n[host a]\nagent = %s.13:7471\npublic = %s.11\n' "$T/key" "$N" "$N" > "$T/proxy.inv"
 sleep 1
-python3 - "$N.11" "$A" > "$T/h.json" <<'PY' || fail "hostile clients: $(cat "$T/h.json")"
-import json, os, select, socket, struct, sys, threading, time
-host, agent_pid = sys.argv[1], sys.argv[2]
+python3 - "$N.11" "$A" "$CEPHFAB" "$T" "$N.13" > "$T/h.json" <<'PY' || fail "hostile clients: $(cat "$T/h.json")"
+import json, os, select, socket, struct, subprocess, sys, threading, time
+host, agent_pid, cephfab, tdir, phost = sys.argv[1:6]
 HDR = struct.Struct(">4sBBHIQ")
 res = {}
 
@@ -79,7 +84,64 @@ def slowloris():
             break
     res["slowloris"] = time.monotonic() - t0
 
-ts = [threading.Thread(target=f) for f in (idle, garbage, oversize, truncated, slowloris)]
+def wrong_key():
+    """A coordinator with another key: refused, not served, quickly."""
+    t0 = time.monotonic()
+    r = subprocess.run([cephfab, "-t", "5", "-i", tdir + "/wrong.inv", "hosts", "--json"],
+                       capture_output=True, text=True, timeout=30)
+    res["wrong_key"] = time.monotonic() - t0
+    res["wrong_key_rc"] = r.returncode
+    try:
+        res["wrong_key_state"] = json.loads(r.stdout)["hosts"][0]["state"]
+    except Exception:
+        res["wrong_key_state"] = r.stdout[:200]
+
+rec = bytearray()
+
+def record():
+    """A real session recorded through a proxy (before the flood, which
+    would take its connection for one of the excess)."""
+    ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((phost, 7471)); ls.listen(1)
+    def proxy():
+        c, _ = ls.accept(); u = conn(); u.settimeout(None)
+        socks = [c, u]
+        while True:
+            r, _, _ = select.select(socks, [], [], 10)
+            if not r:
+                break
+            done = False
+            for s in r:
+                d = s.recv(65536)
+                if not d:
+                    done = True
+                    break
+                if s is c:
+                    rec.extend(d); u.sendall(d)
+                else:
+                    c.sendall(d)
+            if done:
+                break
+        c.close(); u.close()
+    th = threading.Thread(target=proxy); th.start()
+    r = subprocess.run([cephfab, "-t", "5", "-i", tdir + "/proxy.inv", "hosts", "--json"],
+                       capture_output=True, text=True, timeout=30)
+    th.join(15); ls.close()
+    # Served (exit 1 only says it is busy with the concurrent test).
+    res["recorded_ok"] = '"version"' in r.stdout and len(rec) > 0
+    if not res["recorded_ok"]:
+        res["record_err"] = (r.stdout + r.stderr)[-300:]
+
+def replay():
+    """Its client bytes again on a new connection: the agent's fresh
+    challenge makes them worthless, it closes the connection."""
+    s = conn(); s.sendall(bytes(rec))
+    res["replay"] = closed_after(s, 6)
+
+record()
+
+ts = [threading.Thread(target=f) for f in (idle, garbage, oversize, truncated, slowloris,
+                                              wrong_key, replay)]
 for t in ts: t.start()
 time.sleep(0.5)		# the five connect before the flood
 # 1,000 at once: the agent keeps max_conns and closes the rest at accept.
@@ -124,9 +186,10 @@ assert_eq "$rc" 0 "concurrent test exit ($(jq -c .error "$T/under.json"))"
 under=$(jq '.end.sum.bits_per_second' "$T/under.json")
 note "hostile: $(cat "$T/h.json"); rate alone $(echo "$base / 1000000" | bc) Mbit/s, under attack $(echo "$under / 1000000" | bc) Mbit/s"
 # (jq: null < 1 is true, so every figure must be there.)
-jq -e '[.garbage, .oversize, .idle, .truncated, .slowloris] | all(. != null)' "$T/h.json" >/dev/null &&
+jq -e '[.garbage, .oversize, .idle, .truncated, .slowloris, .replay] | all(. != null)' "$T/h.json" >/dev/null &&
 jq -e '.garbage < 1 and .oversize < 1 and .idle < 3.5 and .truncated < 3.5 and
-	.slowloris < 4.5 and .agent_fds <= 256 + 32' "$T/h.json" >/dev/null ||
+	.slowloris < 4.5 and .agent_fds <= 256 + 32 and .recorded_ok and .replay < 3.5 and
+	.wrong_key < 6 and .wrong_key_rc != 0 and .wrong_key_state != "ok"' "$T/h.json" >/dev/null ||
 	fail "hostile connections: $(cat "$T/h.json"); agent: $(grep -v 'authenticated\|test ' "$T/a.log" | tail -5)"
 # The paced test held its rate (1 Gbit/s per stream) within the noise of
 # a 2-core machine.
@@ -136,4 +199,7 @@ rss1=$(awk '/VmRSS/ {print $2}' "/proc/$A/status")
 # Still serving.
 "$CEPHFAB" -i "$T/inv" hosts > /dev/null || fail "agent no longer serves"
 grep -q "oversize\|too large\|limit" "$T/a.log" || note "(no oversize log line)"
+# The wrong key and the replay were refused at authentication, logged.
+[ "$(grep -c "authentication failed" "$T/a.log")" -ge 2 ] ||
+	fail "authentication failures in the agent log: $(grep -i auth "$T/a.log" | tail -5)"
 exit 0

@@ -130,6 +130,8 @@ osd_memory_target = 1073741824
 [client.admin]
 keyring = $C/admin.keyring
 [client]
+# One socket per client process: the CLI and a rados client at once.
+admin_socket = $C/run/\$name.\$pid.asok
 objecter_timeout = 2
 objecter_tick_interval = 1
 EOF
