@@ -5,6 +5,8 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CEPHFAB=${CEPHFAB:-$TOP/build/cephfab}
 AGENT=${AGENT:-$TOP/build/cephfab-agent}
+# The labs start the same binaries (a sanitizer run builds its own).
+export CEPHFAB CEPHFAB_AGENT=${CEPHFAB_AGENT:-$AGENT}
 RUN_ID="cf$$$(printf '%04x' $((RANDOM % 65536)))"
 T=$(mktemp -d "/tmp/${RUN_ID}.XXXXXX")
 PIDS=()
