@@ -40,7 +40,7 @@ all:
 PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
 	proto/netaddr.c proto/conn.c proto/ini.c \
 	proto/tstat.c proto/tmsg.c proto/units.c proto/hist.c \
-	proto/mtusearch.c
+	proto/mtusearch.c proto/child.c
 AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
 	agent/engine.c agent/limits.c agent/stream.c agent/probe.c agent/probe_io.c \
 	agent/probe_mesh.c agent/route.c agent/nlfacts.c agent/facts.c \
@@ -54,7 +54,7 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
 	coordinator/sweep.c coordinator/cwatch.c coordinator/ceph.c \
 	coordinator/cli_ceph.c coordinator/plan.c coordinator/plan_script.c \
-	coordinator/child.c coordinator/journal.c coordinator/migrate.c \
+	coordinator/journal.c coordinator/migrate.c coordinator/mig_gates.c \
 	coordinator/plan_net.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
@@ -80,11 +80,12 @@ $(BUILD)/tests/test_topo: $(BUILD)/coordinator/topo.o \
 $(BUILD)/tests/test_tcpan: $(BUILD)/agent/tcpan.o
 $(BUILD)/tests/test_plan: $(BUILD)/coordinator/plan.o \
 	$(BUILD)/coordinator/plan_script.o $(BUILD)/coordinator/ceph.o \
-	$(BUILD)/coordinator/inventory.o $(BUILD)/coordinator/child.o \
+	$(BUILD)/coordinator/inventory.o \
 	$(BUILD)/coordinator/journal.o $(BUILD)/coordinator/migrate.o \
+	$(BUILD)/coordinator/mig_gates.o \
 	$(BUILD)/coordinator/out.o
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
-	$(BUILD)/coordinator/inventory.o $(BUILD)/coordinator/child.o
+	$(BUILD)/coordinator/inventory.o
 $(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \
 	$(BUILD)/coordinator/findings.o
 
@@ -152,7 +153,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOUR
 	-DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
 FUZZ_EXTRA := coordinator/inventory.c agent/config.c agent/tcpan.c \
-	coordinator/ceph.c coordinator/child.c coordinator/topo.c coordinator/findings.c \
+	coordinator/ceph.c coordinator/topo.c coordinator/findings.c \
 	agent/probe.c agent/probe_io.c agent/probe_mesh.c agent/route.c \
 	agent/limits.c tests/fuzz/stubs.c
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)

@@ -1,5 +1,6 @@
 /* facts: the FACTS request, see facts.h. */
 #include "facts.h"
+#include "child.h"
 #include "log.h"
 #include "msg.h"
 #include "nlfacts.h"
@@ -8,13 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,101 +32,36 @@ struct facts_job {
 	cJSON *result;
 };
 
-static double
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* vtysh_json runs vtysh with one command in a child, bounded by
- * VTYSH_SECS and VTYSH_MAX_OUT, and parses its JSON. NULL with err. */
+/* vtysh_json runs vtysh with one command in a child (child.h), bounded
+ * by VTYSH_SECS and VTYSH_MAX_OUT, and parses its JSON. NULL with err. */
 static cJSON *
 vtysh_json(const struct agent_config *cfg, const char *cmd, char *err)
 {
-	char *argv[8], *out = NULL;
-	size_t len = 0, cap = 0;
-	double end = mono() + VTYSH_SECS;
-	int p[2], k = 0, st = 0, timed_out = 0;
-	pid_t pid;
+	const char *argv[8];
+	char *out = NULL;
+	size_t len = 0;
+	int k = 0, rc;
 	cJSON *j;
 
-	argv[k++] = (char *)cfg->vtysh;
+	argv[k++] = cfg->vtysh;
 	if (cfg->frr_pathspace[0]) {
 		argv[k++] = "-N";
-		argv[k++] = (char *)cfg->frr_pathspace;
+		argv[k++] = cfg->frr_pathspace;
 	}
 	argv[k++] = "-c";
-	argv[k++] = (char *)cmd;
+	argv[k++] = cmd;
 	argv[k] = NULL;
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(err, CF_ERRLEN, "pipe: %s", strerror(errno));
-		return NULL;
-	}
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(p[1], STDOUT_FILENO);
-		if (null != -1) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	if (pid == -1) {
-		close(p[0]);
-		snprintf(err, CF_ERRLEN, "fork: %s", strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		struct pollfd pf = { p[0], POLLIN, 0 };
-		double left = end - mono();
-		ssize_t n;
-
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
-			continue;
-		if (len + 65536 + 1 > cap) {
-			char *nb;
-
-			if (cap >= VTYSH_MAX_OUT)
-				break;
-			nb = realloc(out, cap ? cap * 2 : 65536 * 2);
-			if (nb == NULL)
-				break;
-			out = nb;
-			cap = cap ? cap * 2 : 65536 * 2;
-		}
-		n = read(p[0], out + len, cap - len - 1);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	if (timed_out) {
-		snprintf(err, CF_ERRLEN, "vtysh -c '%s': no answer in %d s",
-		    cmd, VTYSH_SECS);
+	rc = child_run(argv, VTYSH_SECS, 0, &out, &len, VTYSH_MAX_OUT, err);
+	if (rc != 0 || out == NULL) {
+		if (rc != -1)
+			snprintf(err, CF_ERRLEN, "vtysh -c '%s': exit status %d",
+			    cmd, rc);
+		else if (strstr(err, "no answer"))
+			snprintf(err, CF_ERRLEN, "vtysh -c '%s': no answer in "
+			    "%d s", cmd, VTYSH_SECS);
 		free(out);
 		return NULL;
 	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || out == NULL) {
-		snprintf(err, CF_ERRLEN, "vtysh -c '%s': exit status %d", cmd,
-		    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-		free(out);
-		return NULL;
-	}
-	out[len] = '\0';
 	j = cJSON_ParseWithLength(out, len);
 	free(out);
 	if (j == NULL)

@@ -58,6 +58,7 @@ struct store;
 cJSON *mreport_build(struct inventory *inv, const struct matrix_opts *o,
     int64_t run, struct store *st, int *errors);
 void mreport_terminal(const cJSON *doc, bool color);
+int mreport_json(const cJSON *doc, const char *path, char *err);
 int mreport_html(const cJSON *doc, const char *path, char *err);
 int mreport_junit(const cJSON *doc, const char *path, char *err);
 int mreport_prom(const cJSON *doc, const char *path, char *err);

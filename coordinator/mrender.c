@@ -4,6 +4,7 @@
  */
 #include "matrix.h"
 #include "out.h"
+#include "store.h"
 #include "pj.h"
 
 #include <errno.h>
@@ -404,5 +405,62 @@ mreport_csv(const cJSON *doc, const char *path, char *err)
 		cJSON_Delete(hs);
 		csv_field(fp, cJSON_GetObjectItem(f, "summary"), true);
 	}
+	return out_file_close(&of, err);
+}
+
+/* --- re-rendering a stored run ------------------------------------- */
+
+int
+matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
+{
+	static int (*const writers[])(const cJSON *, const char *, char *) = {
+		mreport_json, mreport_csv, mreport_html, mreport_junit,
+		mreport_prom
+	};
+	const char *paths[] = { o->json, o->csv, o->html, o->junit, o->prom };
+	struct store st;
+	char err[CF_ERRLEN];
+	cJSON *doc;
+	int errors = 0, rc = EXIT_PASS;
+	size_t k;
+
+	if (store_open(&st, o->db, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	if (store_count(&st, run) <= 0) {
+		fprintf(stderr, "cephfab: no cells of run %lld in %s\n",
+		    (long long)run, o->db);
+		store_close(&st);
+		return EXIT_USAGE;
+	}
+	doc = mreport_build(inv, o, run, &st, &errors);
+	store_finish(&st, run, errors ? "fail" : "pass",
+	    cJSON_GetObjectItem(doc, "findings"), err);
+	if (errors)
+		rc = EXIT_PROBLEMS;
+	if (o->json_stdout)
+		out_json(doc);
+	else
+		mreport_terminal(doc, isatty(STDOUT_FILENO));
+	/* Each file whole or not at all (out_file); one line per failure. */
+	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
+		if (paths[k] && writers[k](doc, paths[k], err) == -1) {
+			fprintf(stderr, "cephfab: %s\n", err);
+			rc = EXIT_RUNTIME;
+		}
+	cJSON_Delete(doc);
+	store_close(&st);
+	return rc;
+}
+
+int
+mreport_json(const cJSON *doc, const char *path, char *err)
+{
+	struct out_file of;
+
+	if (out_file_open(&of, path, err) == -1)
+		return -1;
+	out_json_write(of.f, doc);
 	return out_file_close(&of, err);
 }

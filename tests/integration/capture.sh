@@ -49,5 +49,6 @@ jq -e '.packets == 200000 and .flows == 65536 and .evicted == (200000 - 65536)' 
 rss=$(cat "$T/rss")
 note "200,000 flows through 65,536: $(jq .evicted "$T/m.json") evicted, max RSS $((rss / 1024)) MB"
 # The bound: 65,536 flows of ~500 bytes plus the table, far under 64 MB.
-[ "$rss" -lt 65536 ] || fail "RSS $rss KB over 64 MB"
+# (Sanitizer builds: shadow memory and quarantine are not the agent's.)
+[ -n "${CF_SANITIZED:-}" ] || [ "$rss" -lt 65536 ] || fail "RSS $rss KB over 64 MB"
 exit 0

@@ -49,4 +49,24 @@ assert_eq "$rc" 2 "bad timeout"
 out=$("$CEPHFAB" keygen -o "$T/key" 2>&1); rc=$?
 assert_eq "$rc" 3 "keygen over an existing key"
 assert_eq "$(stat -c %a "$T/key")" 600 "keygen mode"
+# migrate: a plan that is not one, or names an unknown action, or a
+# journal that is not one: one line naming the file (and step), exit 2,
+# nothing run.
+echo 'not json' > "$T/p1.json"
+out=$("$CEPHFAB" migrate --plan "$T/p1.json" 2>&1); rc=$?
+assert_eq "$rc" 2 "migrate on a non-JSON plan"
+assert_eq "$out" "cephfab: migrate: $T/p1.json: not JSON (a plan from 'cephfab plan --out')" "plan message"
+echo '{"to": "198.20.0.0/24", "steps": [{"name": "x", "do": {"op": "reboot"}}]}' > "$T/p2.json"
+out=$("$CEPHFAB" migrate --plan "$T/p2.json" --execute 2>&1); rc=$?
+assert_eq "$rc" 2 "migrate on an unknown op"
+assert_eq "$out" "cephfab: migrate: $T/p2.json: steps[0]: op: 'reboot' unknown" "op message"
+[ -e "$T/p2.json.journal" ] && fail "a journal for a refused plan"
+echo '{"to": "198.20.0.0/24", "steps": [{"name": "x"}]}' > "$T/p3.json"
+printf '{"event":"begin","to":"198.20.0.0/24","steps":1}\ngarbage\n' > "$T/p3.json.journal"
+out=$("$CEPHFAB" migrate --plan "$T/p3.json" --execute --resume 2>&1); rc=$?
+[ "$rc" = 3 ] || [ "$rc" = 2 ] || fail "migrate on a bad journal: exit $rc"
+assert_eq "$out" "cephfab: migrate: $T/p3.json.journal:2: not a journal event" "journal message"
+out=$("$CEPHFAB" migrate --plan "$T/p3.json" --execute 2>&1); rc=$?
+assert_eq "$rc" 2 "migrate over an existing journal without --resume"
+echo "$out" | grep -q "continue it with --resume, undo it with --rollback" || fail "msg: $out"
 echo "cli_errors: ok"

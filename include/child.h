@@ -1,7 +1,8 @@
 /*
- * child: run a program with a deadline and collect what it prints. For
- * the coordinator's synchronous helpers (the ceph CLI, an OSD restart
- * command): never called from an event loop callback.
+ * child: run a program with a deadline and collect what it prints: the
+ * coordinator's ceph CLI and OSD restart commands, the agent's vtysh.
+ * It blocks: never call it from an event loop callback (the agent calls
+ * it from its facts thread).
  */
 #ifndef CF_CHILD_H
 #define CF_CHILD_H
