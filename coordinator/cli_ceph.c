@@ -340,7 +340,7 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 	const char *out = NULL, *script = NULL;
 	char err[CF_ERRLEN], val[128], src[32];
 	cJSON *fs, *plan = NULL, *j, *f;
-	int ch, blocks, rc = EXIT_PASS;
+	int ch, blocks, rc = EXIT_PASS, i;
 	double d;
 
 	if (m == NULL || ps == NULL) {
@@ -426,14 +426,37 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 		if (ceph_run(&co, a3, &j, err) >= 0 && j)
 			ceph_parse_versions(j, &ps->versions, err);
 		cJSON_Delete(j);
+		/* Where each OSD host's OSDs take cluster_network from (one
+		 * OSD per host: a ceph.conf is per host). */
+		for (i = 0; i < m->nosds; i++) {
+			size_t off = strlen(ps->file_hosts);
+			int k;
+
+			for (k = 0; k < i && strcmp(m->osds[k].host,
+			    m->osds[i].host); k++)
+				;
+			if (k < i || !m->osds[i].up)
+				continue;
+			snprintf(osd, sizeof(osd), "osd.%d", m->osds[i].id);
+			if (ceph_run(&co, a4, &j, err) >= 0 && j &&
+			    ceph_parse_config_show(j, "cluster_network", val,
+			    sizeof(val), src, sizeof(src), err) == 1) {
+				if (ps->cluster_network_source[0] == '\0' ||
+				    strcmp(src, "file") == 0)
+					snprintf(ps->cluster_network_source,
+					    sizeof(ps->cluster_network_source),
+					    "%s", src);
+				if (strcmp(src, "file") == 0 && off + strlen(
+				    m->osds[i].host) + 2 < sizeof(ps->file_hosts))
+					snprintf(ps->file_hosts + off,
+					    sizeof(ps->file_hosts) - off, "%s%s",
+					    off ? "," : "", m->osds[i].host);
+			}
+			cJSON_Delete(j);
+			j = NULL;
+		}
 		snprintf(osd, sizeof(osd), "osd.%d", m->nosds ? m->osds[0].id :
 		    0);
-		if (ceph_run(&co, a4, &j, err) >= 0 && j &&
-		    ceph_parse_config_show(j, "cluster_network", val,
-		    sizeof(val), src, sizeof(src), err) == 1)
-			snprintf(ps->cluster_network_source,
-			    sizeof(ps->cluster_network_source), "%s", src);
-		cJSON_Delete(j);
 		if (ceph_run(&co, a4, &j, err) >= 0 && j &&
 		    ceph_parse_config_show(j, "osd_heartbeat_grace", val,
 		    sizeof(val), src, sizeof(src), err) == 1)

@@ -137,11 +137,19 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 	/* A cluster_network from a local ceph.conf wins over the mon's
 	 * database: the masks would be ignored. */
 	if (strcmp(s->cluster_network_source, "file") == 0) {
-		finding(out, "cluster_network_in_file", "remove cluster_network "
-		    "from ceph.conf on every OSD host (the plan sets it in the "
-		    "mon's database), or edit it there host by host",
-		    "cluster_network comes from a local ceph.conf on the OSD "
-		    "hosts, where 'ceph config set' cannot change it");
+		char hl[512], *tok, *save = NULL;
+
+		f = finding(out, "cluster_network_in_file", "remove "
+		    "cluster_network from /etc/ceph/ceph.conf on the hosts "
+		    "named (the plan sets it in the mon's database), or edit it "
+		    "there host by host", "cluster_network comes from a local "
+		    "ceph.conf on %s, where 'ceph config set' cannot change it",
+		    s->file_hosts[0] ? s->file_hosts : "the OSD hosts");
+		snprintf(hl, sizeof(hl), "%s", s->file_hosts);
+		for (tok = strtok_r(hl, ",", &save); tok;
+		    tok = strtok_r(NULL, ",", &save))
+			cJSON_AddItemToArray(cJSON_GetObjectItem(f, "hosts"),
+			    cJSON_CreateString(tok));
 		blocks++;
 	}
 	if (s->versions.distinct > 1) {

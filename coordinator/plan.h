@@ -37,6 +37,7 @@ struct plan_state {
 	struct ceph_health health;
 	struct ceph_versions versions;
 	char cluster_network_source[32];	/* "mon", "file", ... */
+	char file_hosts[512];	/* OSD hosts whose ceph.conf sets it, "a,b" */
 	/* Each OSD host's addresses (from the agents' facts). */
 	struct {
 		char host[CEPH_NAME_MAX];

@@ -110,6 +110,7 @@ test_preflight(void **state)
 	m.osds[2].up = false;
 	snprintf(st.cluster_network_source, sizeof(st.cluster_network_source),
 	    "file");
+	snprintf(st.file_hosts, sizeof(st.file_hosts), "h1,h3");
 	snprintf(st.health.checks, sizeof(st.health.checks), "SLOW_OPS");
 	fs = cJSON_CreateArray();
 	assert_int_equal(plan_preflight(&m, &st, &po, fs), 5);
@@ -122,7 +123,15 @@ test_preflight(void **state)
 	assert_non_null(strstr(cJSON_GetObjectItem(kind(fs, "osd_down"),
 	    "summary")->valuestring, "osd.2"));
 	assert_non_null(kind(fs, "cluster_not_clean"));
-	assert_non_null(kind(fs, "cluster_network_in_file"));
+	f = kind(fs, "cluster_network_in_file");
+	assert_non_null(f);
+	/* Which files to edit: the hosts named. */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(f, "hosts")),
+	    2);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "hosts"),
+	    1)->valuestring, "h3");
+	assert_non_null(strstr(cJSON_GetObjectItem(f, "summary")->valuestring,
+	    "ceph.conf on h1,h3"));
 	assert_non_null(kind(fs, "slow_ops"));
 	cJSON_Delete(fs);
 }
