@@ -524,7 +524,7 @@ int
 cmd_migrate(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_PLAN = 256, O_EXEC, O_JOURNAL, O_RESUME, O_ROLLBACK,
-	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL };
+	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL, O_RETR };
 	static const struct option mo[] = {
 		{ "plan", required_argument, NULL, O_PLAN },
 		{ "execute", no_argument, NULL, O_EXEC },
@@ -537,6 +537,7 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 		{ "inactive-limit", required_argument, NULL, O_INACTIVE },
 		{ "slow-ops-limit", required_argument, NULL, O_SLOW },
 		{ "poll", required_argument, NULL, O_POLL },
+		{ "retrans-limit", required_argument, NULL, O_RETR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -544,7 +545,8 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	    "[--execute] [--journal F] [--resume] [--rollback]\n"
 	    "         [--restart-cmd 'CMD {host} {osd}'] [--ceph-conf F] "
 	    "[--ceph-name N]\n"
-	    "         [--inactive-limit S] [--slow-ops-limit S] [--poll S]\n"
+	    "         [--inactive-limit S] [--slow-ops-limit S] [--poll S] "
+	    "[--retrans-limit PCT]\n"
 	    "  without --execute: what it would do. With it: the plan's "
 	    "steps, each\n"
 	    "  gated on the cluster's state, journaled (default "
@@ -552,7 +554,11 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	    "  when it paused (the message says why and what to do)\n"
 	    "  --restart-cmd   default 'ssh {host} systemctl restart "
 	    "ceph-osd@{osd}'\n"
-	    "                  (cephadm plans: ceph orch daemon restart)\n";
+	    "                  (cephadm plans: ceph orch daemon restart)\n"
+	    "  -i INV          also watch the cluster network's real traffic "
+	    "while settling:\n"
+	    "                  a peer retransmitting over --retrans-limit % "
+	    "(default 2) pauses\n";
 	struct mig_opts o;
 	int ch, rc = EXIT_PASS;
 
@@ -562,6 +568,10 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	o.slow_ops_limit = 120;
 	o.poll = 2;
 	o.json = g->json;
+	o.inventory = g->inventory;
+	o.key = g->key;
+	o.retrans_limit = 2;
+	o.retrans_min = 1000;
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "h", mo, NULL)) != -1) {
 		switch (ch) {
@@ -585,6 +595,11 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 			break;
 		case O_POLL:
 			if (parse_num("--poll", optarg, 0.2, 60, &o.poll))
+				rc = EXIT_USAGE;
+			break;
+		case O_RETR:
+			if (parse_num("--retrans-limit", optarg, 0, 100,
+			    &o.retrans_limit))
 				rc = EXIT_USAGE;
 			break;
 		case 'h': fputs(use, stdout); return EXIT_PASS;

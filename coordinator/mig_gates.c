@@ -432,25 +432,25 @@ chk_clean(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 static int
 chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 {
-	static double t0;
-	static int step = -1;
 	double secs = 40;
 	int osd[256], k = mig_osds(gate, osd, 256), i;
 	struct ceph_health h;
 
-	if (step != n) {
-		step = n;
-		t0 = mig_mono();
-	}
 	pj_opt_double(gate, "seconds", 0, 86400, 40, &secs, g->err);
+	if (g->settle_n != n) {
+		g->settle_n = n;
+		g->settle_t0 = mig_mono();
+		mig_watch_start(g, secs);
+	}
 	CHECK_WATCH(g, &h);
+	if (mig_watch_poll(g) == G_PAUSE)
+		return 2;
 	for (i = 0; i < k; i++) {
 		const struct ceph_osd *c = mig_osd(g->cur, osd[i]);
 		char name[24];
 		const char *p;
 
 		if (c == NULL || !c->up) {
-			step = -1;
 			mig_pause(g, "a restarted OSD went down while settling: "
 			    "check its peers on the new network; --rollback "
 			    "to undo", "osd.%d went down while settling",
@@ -464,7 +464,6 @@ chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 			const char *hit = strstr(p, name);
 
 			if (hit && (eol == NULL || hit < eol)) {
-				step = -1;
 				mig_pause(g, "the back network is slow for a "
 				    "moved OSD: measure it (cephfab matrix) "
 				    "before going on", "OSD_SLOW_PING_TIME_BACK "
@@ -473,10 +472,10 @@ chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 			}
 		}
 	}
-	snprintf(st, sl, "settling, %.0f of %.0f s", mig_mono() - t0, secs);
-	if (mig_mono() - t0 < secs)
+	snprintf(st, sl, "settling, %.0f of %.0f s", mig_mono() - g->settle_t0,
+	    secs);
+	if (mig_mono() - g->settle_t0 < secs)
 		return 1;
-	step = -1;
 	return 0;
 }
 
@@ -521,6 +520,13 @@ mig_gate(struct mig *g, const cJSON *gate, int n)
 	}
 	if (strcmp(kind, "settle") == 0) {
 		rc = gate_loop(g, gate, n, chk_settle, "settle");
+		g->settle_n = 0;
+		mig_watch_stop(g);
+		if (rc == G_PASS && g->watch_pid == 0 && g->o->inventory)
+			printf("       cluster network while settling: %d "
+			    "samples, retransmissions at most %.2f %%%s%s\n",
+			    g->watch_lines, g->watch_max_pct,
+			    g->watch_max_pair[0] ? " " : "", g->watch_max_pair);
 		if (rc == G_PASS) {
 			accept_batch(g);
 			g->nbatch = 0;

@@ -39,6 +39,18 @@ struct mig {
 	char hint[256];			/* what to do */
 	char err[CF_ERRLEN];
 	bool tty;
+	/* The settle gate of step settle_n began at settle_t0. */
+	int settle_n;
+	double settle_t0;
+	/* 'cephfab watch' on the cluster network while settling (mig_watch.c,
+	 * when migrate has an inventory): its child, its output file, how
+	 * far it was read, what it saw. */
+	int watch_pid;
+	char watch_path[64];
+	long watch_off;
+	int watch_lines;
+	double watch_max_pct;
+	char watch_max_pair[160];
 };
 
 double mig_mono(void);
@@ -55,5 +67,19 @@ const cJSON *mig_restart_ev(const struct mig *g, int n, int osd);
 /* mig_gate runs a step's gate: G_PASS, G_PAUSE (g->why, g->hint) or
  * G_ERROR (g->err). */
 int mig_gate(struct mig *g, const cJSON *gate, int n);
+
+/* mig_watch_start runs 'cephfab watch --net cluster' for secs in the
+ * background (nothing when migrate has no inventory); mig_watch_poll
+ * reads what it printed since and returns G_PAUSE on a retransmission
+ * spike; mig_watch_stop ends it. */
+void mig_watch_start(struct mig *g, double secs);
+int mig_watch_poll(struct mig *g);
+void mig_watch_stop(struct mig *g);
+/* mig_watch_judge: one line of 'watch --json'; 1 with the worst pair in
+ * why when a peer's retransmissions exceed limit percent of at least
+ * min_segments segments, 0 otherwise, -1 when it is not such a line.
+ * *max_pct is raised to the line's highest percentage. Pure. */
+int mig_watch_judge(const char *line, double limit, double min_segments,
+    double *max_pct, char *why, size_t wl);
 
 #endif

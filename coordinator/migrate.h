@@ -28,6 +28,12 @@ struct mig_opts {
 	double inactive_limit;		/* s a PG may stay inactive (90) */
 	double slow_ops_limit;		/* s SLOW_OPS may last (120) */
 	double poll;			/* s between observations (2) */
+	/* With an inventory, 'watch' on the cluster network while settling:
+	 * a pause when a peer retransmits more than retrans_limit % of at
+	 * least retrans_min segments in an interval. */
+	const char *inventory, *key;
+	double retrans_limit;		/* percent (2) */
+	double retrans_min;		/* segments (1000) */
 };
 
 /* mig_run: EXIT_PASS when the (dry) run completed, EXIT_PROBLEMS when

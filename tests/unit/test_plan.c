@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "journal.h"
+#include "mig_int.h"
 #include "migrate.h"
 #include "plan.h"
 #include "pj.h"
@@ -382,6 +383,37 @@ test_restart_argv(void **state)
 	    argv, 8, err), -1);
 }
 
+/* The settle gate's verdict on one line of 'watch --json': the worst
+ * peer named, quiet peers (too few segments) ignored, other lines not
+ * judged. */
+static void
+test_watch_judge(void **state)
+{
+	char why[160] = "";
+	double max = 0;
+
+	(void)state;
+	assert_int_equal(mig_watch_judge("{\"host\": \"h2\", \"seq\": 3, "
+	    "\"peers\": [{\"host\": \"h3\", \"tx\": {\"segments\": 5000, "
+	    "\"retrans_pct\": 0.4}}, {\"host\": \"h4\", \"tx\": "
+	    "{\"segments\": 20, \"retrans_pct\": 50}}]}", 2, 1000, &max, why,
+	    sizeof(why)), 0);
+	assert_true(max > 0.39 && max < 0.41);
+	assert_string_equal(why, "h2 -> h3 0.40 % of 5000 segments");
+	assert_int_equal(mig_watch_judge("{\"host\": \"h3\", \"peers\": "
+	    "[{\"host\": \"h2\", \"tx\": {\"segments\": 8000, "
+	    "\"retrans_pct\": 3.5}}]}", 2, 1000, &max, why, sizeof(why)), 1);
+	assert_string_equal(why, "h3 -> h2 3.50 % of 8000 segments");
+	assert_int_equal(mig_watch_judge("{\"error\": \"h4: no capture\"}", 2,
+	    1000, &max, why, sizeof(why)), -1);
+	assert_int_equal(mig_watch_judge("not json", 2, 1000, &max, why,
+	    sizeof(why)), -1);
+	/* A malformed figure is skipped, not trusted. */
+	assert_int_equal(mig_watch_judge("{\"host\": \"h3\", \"peers\": "
+	    "[{\"host\": \"h2\", \"tx\": {\"segments\": 8000, "
+	    "\"retrans_pct\": 300}}]}", 2, 1000, &max, why, sizeof(why)), 0);
+}
+
 static void
 test_script(void **state)
 {
@@ -451,6 +483,7 @@ main(void)
 		cmocka_unit_test(test_rollback),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_restart_argv),
+		cmocka_unit_test(test_watch_judge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
