@@ -99,8 +99,13 @@ kill -9 "$MIG"
 wait "$MIG" 2>/dev/null
 assert_eq "$(osd_nets)" "198.20.0.12 198.19.0.13 198.19.0.14" "addresses after the kill"
 t0=$(date +%s)
-hx "$CEPHFAB" migrate --plan "$T/fwd.json" --execute --resume "${CO[@]}" "${RESTART[@]}" > "$T/m2.txt" 2>&1
+# With the inventory: the real cluster traffic watched while settling.
+hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" migrate --plan "$T/fwd.json" --execute --resume \
+	"${CO[@]}" "${RESTART[@]}" > "$T/m2.txt" 2>&1
 assert_eq "$?" 0 "resumed migrate ($(tail -3 "$T/m2.txt"))"
+grep -q "cluster network while settling: [1-9][0-9]* samples" "$T/m2.txt" ||
+	fail "no watch samples while settling: $(grep -A1 settle "$T/m2.txt" | head -6)"
+note "$(grep -m1 "cluster network while settling" "$T/m2.txt" | sed 's/^ *//')"
 note "resumed migration: $(( $(date +%s) - t0 )) s; $(tail -1 "$T/m2.txt")"
 assert_eq "$(osd_nets)" "198.20.0.12 198.20.0.13 198.20.0.14" "cluster addresses after the migration"
 cx osd dump -f json | jq -e --arg n 198.20.0. '[.osds[] | .heartbeat_back_addrs.addrvec[0].addr | startswith($n)] | all' >/dev/null ||
