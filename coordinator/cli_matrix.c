@@ -165,6 +165,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 				fprintf(stderr, "cephfab: %s\n", err);
 				return EXIT_USAGE;
 			}
+			o.prof_given = true;
 			break;
 		case O_DB: o.db = optarg; break;
 		case O_RESUME:

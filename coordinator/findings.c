@@ -595,6 +595,62 @@ profile_parse_buf(const char *name, const char *text, size_t len,
 	return ini_parse_buf(name, text, len, &h, p, err);
 }
 
+cJSON *
+profile_to_json(const struct profile *p)
+{
+	cJSON *j = cJSON_CreateObject(), *a;
+	int i;
+
+	cJSON_AddStringToObject(j, "name", p->name);
+	cJSON_AddNumberToObject(j, "line_gbps", p->line_gbps);
+	cJSON_AddNumberToObject(j, "min_pct", p->min_pct);
+	cJSON_AddNumberToObject(j, "max_rpg", p->max_rpg);
+	cJSON_AddNumberToObject(j, "max_p99_us", p->max_p99_us);
+	cJSON_AddNumberToObject(j, "latency_k", p->latency_k);
+	cJSON_AddNumberToObject(j, "asym_pct", p->asym_pct);
+	cJSON_AddNumberToObject(j, "imbalance_pct", p->imbalance_pct);
+	cJSON_AddNumberToObject(j, "load_pct", p->load_pct);
+	cJSON_AddNumberToObject(j, "required_mtu", p->required_mtu);
+	a = cJSON_AddArrayToObject(j, "ports");
+	for (i = 0; i < p->nports; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->ports[i]));
+	return j;
+}
+
+int
+profile_from_json(const cJSON *j, struct profile *p, char *err)
+{
+	const cJSON *a, *v;
+	int n;
+
+	profile_defaults(p);
+	if (pj_get_strcpy(j, "name", 0, p->name, sizeof(p->name), err) == -1 ||
+	    pj_get_double(j, "line_gbps", 0, 1e6, &p->line_gbps, err) == -1 ||
+	    pj_get_double(j, "min_pct", 0, 100, &p->min_pct, err) == -1 ||
+	    pj_get_double(j, "max_rpg", 0, 1e12, &p->max_rpg, err) == -1 ||
+	    pj_get_double(j, "max_p99_us", 0, 1e12, &p->max_p99_us, err) == -1 ||
+	    pj_get_double(j, "latency_k", 0, 1e6, &p->latency_k, err) == -1 ||
+	    pj_get_double(j, "asym_pct", 0, 1e6, &p->asym_pct, err) == -1 ||
+	    pj_get_double(j, "imbalance_pct", 0, 1e6, &p->imbalance_pct,
+	    err) == -1 ||
+	    pj_get_double(j, "load_pct", 0, 100, &p->load_pct, err) == -1 ||
+	    pj_get_u32(j, "required_mtu", 0, 65535, &p->required_mtu,
+	    err) == -1 ||
+	    pj_get_arr(j, "ports", 0, 64, &a, &n, err) == -1)
+		return -1;
+	p->nports = 0;
+	cJSON_ArrayForEach(v, a) {
+		if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+		    v->valuedouble > 65535) {
+			snprintf(err, CF_ERRLEN, "ports[%d]: not a port",
+			    p->nports);
+			return -1;
+		}
+		p->ports[p->nports++] = (uint16_t)v->valuedouble;
+	}
+	return 0;
+}
+
 int
 profile_load(const char *path, struct profile *p, char *err)
 {

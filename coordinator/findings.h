@@ -62,6 +62,11 @@ int findings_compute(const struct mview *v, const struct profile *p,
 /* profile_load reads a profile file; -1 with err ("file:line: ..."). */
 int profile_load(const char *path, struct profile *p, char *err);
 void profile_defaults(struct profile *p);
+/* profile_to_json / profile_from_json: a profile as stored with a matrix
+ * run, so that --resume and report judge by the run's own thresholds.
+ * from_json: 0, or -1 with err naming the field. */
+cJSON *profile_to_json(const struct profile *p);
+int profile_from_json(const cJSON *j, struct profile *p, char *err);
 /* profile_parse_buf: the same from text (name for the messages). */
 int profile_parse_buf(const char *name, const char *text, size_t len,
     struct profile *p, char *err);

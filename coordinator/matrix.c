@@ -855,10 +855,39 @@ retest_plan(struct mrun *m)
 	return added;
 }
 
+void
+matrix_restore(const cJSON *opts, struct matrix_opts *o, bool all)
+{
+	const cJSON *pf = cJSON_GetObjectItem(opts, "profile_full");
+	char err[CF_ERRLEN];
+	double v;
+
+	if (all) {
+		if (pj_get_double(opts, "nets", 0, 3, &v, err) == 0)
+			o->nets = (int)v;
+		if (pj_get_double(opts, "tests", 0, 1 << 16, &v, err) == 0)
+			o->tests = (int)v;
+		if (pj_get_double(opts, "modes", 0, 1 << 16, &v, err) == 0)
+			o->modes = (int)v;
+		if (pj_get_double(opts, "streams", 1, 128, &v, err) == 0)
+			o->streams = (int)v;
+		if (pj_get_double(opts, "seconds", 0.1, 3600, &v, err) == 0)
+			o->secs = v;
+	}
+	if (pf && o->prof_given && all)
+		fprintf(stderr, "cephfab: --resume judges by the run's own "
+		    "profile '%s', not by --profile\n", o->prof.name);
+	if (pf && (!o->prof_given || all) &&
+	    profile_from_json(pf, &o->prof, err) == -1)
+		fprintf(stderr, "cephfab: the run's stored profile: %s; using "
+		    "this command's\n", err);
+}
+
 int
 matrix_run(struct inventory *inv, const struct matrix_opts *o)
 {
 	struct mrun m;
+	struct matrix_opts ro;
 	struct inv_host *h;
 	char err[CF_ERRLEN], invpath[4096];
 	cJSON *opts;
@@ -893,6 +922,11 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 			free(m.h);
 			return EXIT_USAGE;
 		}
+		/* The run's own options, not this command line's. */
+		ro = *o;
+		matrix_restore(opts, &ro, true);
+		o = &ro;
+		m.o = o;
 		cJSON_Delete(opts);
 		m.run = o->resume;
 		m.stored = store_cells(&m.st, m.run);
@@ -907,6 +941,8 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 		cJSON_AddNumberToObject(opts, "streams", o->streams);
 		cJSON_AddNumberToObject(opts, "seconds", o->secs);
 		cJSON_AddStringToObject(opts, "profile", o->prof.name);
+		cJSON_AddItemToObject(opts, "profile_full",
+		    profile_to_json(&o->prof));
 		m.run = store_new_run(&m.st, inv->path, opts, err);
 		cJSON_Delete(opts);
 		if (m.run < 0) {

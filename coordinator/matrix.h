@@ -43,6 +43,7 @@ struct matrix_opts {
 	const char *html, *json, *junit, *prom, *csv;
 	bool json_stdout;
 	struct profile prof;
+	bool prof_given;		/* --profile on this command line */
 	const char *inventory, *key;
 	double timeout;
 };
@@ -51,6 +52,12 @@ int matrix_run(struct inventory *inv, const struct matrix_opts *o);
 /* matrix_report renders a stored run again without measuring. */
 int matrix_report(struct inventory *inv, const struct matrix_opts *o,
     int64_t run);
+
+/* matrix_restore puts a stored run's options (store_run_options) over
+ * o's: with all, what was measured and how (a resumed run must finish
+ * as it began); always the profile, unless one was given to this
+ * command (report may re-judge by another). */
+void matrix_restore(const cJSON *opts, struct matrix_opts *o, bool all);
 
 /* mreport.c: build the result tree from stored cells and render it. */
 struct store;

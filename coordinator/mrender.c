@@ -418,6 +418,7 @@ matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 		mreport_prom
 	};
 	const char *paths[] = { o->json, o->csv, o->html, o->junit, o->prom };
+	struct matrix_opts ro;
 	struct store st;
 	char err[CF_ERRLEN];
 	cJSON *doc;
@@ -433,6 +434,17 @@ matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 		    (long long)run, o->db);
 		store_close(&st);
 		return EXIT_USAGE;
+	}
+	{
+		/* Judged by the run's own profile unless one was given. */
+		char ip[4096];
+		cJSON *opts = store_run_options(&st, run, ip, sizeof(ip));
+
+		ro = *o;
+		if (opts)
+			matrix_restore(opts, &ro, false);
+		cJSON_Delete(opts);
+		o = &ro;
 	}
 	doc = mreport_build(inv, o, run, &st, &errors);
 	store_finish(&st, run, errors ? "fail" : "pass",

@@ -14,8 +14,9 @@ keygen "$T/key"
 for i in 1 2 3 4 5 6; do start_agent "h$i" "$N.$((10 + i)):7470" "$T/key"; done
 mx() { "$CEPHFAB" -i "$T/inv" matrix --tests lat,mtu,ports --db "$T/m.db" "$@"; }
 
-# The first attempt, killed early.
-mx --json "$T/m.json" > /dev/null 2>&1 &
+# The first attempt, killed early, with a profile: the resumes (given
+# none) judge by it, as stored with the run.
+mx --profile "$TOP/configs/profiles/lab.conf" --json "$T/m.json" > /dev/null 2>&1 &
 p=$!; sleep 0.$((RANDOM % 3 + 2)); kill -9 "$p"; wait "$p" 2>/dev/null
 run=$(sqlite3 "$T/m.db" "select max(id) from runs")
 [ -n "$run" ] || fail "no run was stored before the kill"
@@ -40,6 +41,11 @@ assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where run = $run")" 6
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from (select network, src, dst, test from cells where run = $run group by 1, 2, 3, 4 having count(*) > 1)")" 0 "cells stored twice"
 assert_eq "$(sqlite3 "$T/m.db" 'pragma integrity_check')" ok "integrity at the end"
 jq -e '(.networks.public.cells | length) == 30' "$T/final.json" >/dev/null || fail "final report"
+assert_eq "$(jq -r .profile "$T/final.json")" lab "the resumed run's profile"
+# report re-judges by the stored profile, or by one given to it.
+assert_eq "$("$CEPHFAB" -i "$T/inv" report "$run" --db "$T/m.db" --json - 2>/dev/null | jq -r .profile)" lab "report's profile"
+assert_eq "$("$CEPHFAB" -i "$T/inv" report "$run" --db "$T/m.db" --json - \
+	--profile "$TOP/configs/profiles/hdd-10g.conf" 2>/dev/null | jq -r .profile)" hdd-10g "report with --profile"
 
 # Disk full: the database on a 64 KB tmpfs (in a private mount namespace,
 # gone with the command).

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "findings.h"
+#include "pj.h"
 
 #define N 6
 static const char *const names[N] = { "h1", "h2", "h3", "h4", "h5", "h6" };
@@ -317,6 +318,36 @@ test_hash_imbalance(void **state)
 	cJSON_Delete(out);
 }
 
+/* A profile stored with a run comes back identical; a damaged one is
+ * refused with the field named. */
+static void
+test_profile_json(void **state)
+{
+	static const char text[] = "[profile]\nname = acceptance-25g\n"
+	    "line_rate_gbps = 25\nmin_bandwidth_pct = 90\n"
+	    "max_rtt_p99_us = 250\nrequired_mtu = 9000\n"
+	    "required_ports = 3300,6789,6800\n";
+	struct profile p, q;
+	char err[CF_ERRLEN];
+	cJSON *j;
+
+	(void)state;
+	assert_int_equal(profile_parse_buf("t", text, sizeof(text) - 1, &p,
+	    err), 0);
+	j = profile_to_json(&p);
+	assert_int_equal(profile_from_json(j, &q, err), 0);
+	assert_string_equal(q.name, "acceptance-25g");
+	assert_true(q.line_gbps == 25 && q.min_pct == 90 &&
+	    q.max_p99_us == 250 && q.required_mtu == 9000);
+	assert_int_equal(q.nports, p.nports);
+	assert_memory_equal(q.ports, p.ports, sizeof(q.ports[0]) * q.nports);
+	assert_true(q.latency_k == p.latency_k && q.asym_pct == p.asym_pct);
+	cJSON_ReplaceItemInObject(j, "min_pct", cJSON_CreateString("ninety"));
+	assert_int_equal(profile_from_json(j, &q, err), -1);
+	assert_non_null(strstr(err, "min_pct"));
+	cJSON_Delete(j);
+}
+
 int
 main(void)
 {
@@ -330,6 +361,7 @@ main(void)
 		cmocka_unit_test(test_latency_fabric_wide),
 		cmocka_unit_test(test_latency_under_load),
 		cmocka_unit_test(test_hash_imbalance),
+		cmocka_unit_test(test_profile_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
