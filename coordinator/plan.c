@@ -7,12 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *
-finding(cJSON *out, const char *kind, const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static cJSON *
-finding(cJSON *out, const char *kind, const char *hint, const char *fmt, ...)
+cJSON *
+plan_finding(cJSON *out, const char *kind, const char *hint,
+    const char *fmt, ...)
 {
 	cJSON *f = cJSON_CreateObject();
 	char msg[512];
@@ -70,7 +67,7 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 	/* A cluster that is not clean now is not one to move. */
 	if (s->status.num_pgs == 0 || s->status.active_clean !=
 	    s->status.num_pgs) {
-		f = finding(out, "cluster_not_clean", "wait for every PG to "
+		f = plan_finding(out, "cluster_not_clean", "wait for every PG to "
 		    "be active+clean before a cutover", "%d of %d PGs are "
 		    "active+clean", s->status.active_clean,
 		    s->status.num_pgs);
@@ -86,13 +83,13 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 			down++;
 		}
 	if (down) {
-		finding(out, "osd_down", "bring every OSD up (or out and "
+		plan_finding(out, "osd_down", "bring every OSD up (or out and "
 		    "replaced) first: a cutover restarts the others",
 		    "%d OSD%s down: %s", down, down > 1 ? "s" : "", list);
 		blocks++;
 	}
 	if (strstr(s->health.checks, "SLOW_OPS")) {
-		finding(out, "slow_ops", "find what is slow before restarting "
+		plan_finding(out, "slow_ops", "find what is slow before restarting "
 		    "OSDs", "the cluster reports SLOW_OPS");
 		blocks++;
 	}
@@ -116,7 +113,7 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 		if (in)
 			continue;
 		if (f == NULL)
-			f = finding(out, "no_new_address", "give every OSD host "
+			f = plan_finding(out, "no_new_address", "give every OSD host "
 			    "an address in the new network (and its route) "
 			    "before the cutover", "placeholder");
 		cJSON_AddItemToArray(cJSON_GetObjectItem(f, "hosts"),
@@ -139,7 +136,7 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 	if (strcmp(s->cluster_network_source, "file") == 0) {
 		char hl[512], *tok, *save = NULL;
 
-		f = finding(out, "cluster_network_in_file", "remove "
+		f = plan_finding(out, "cluster_network_in_file", "remove "
 		    "cluster_network from /etc/ceph/ceph.conf on the hosts "
 		    "named (the plan sets it in the mon's database), or edit it "
 		    "there host by host", "cluster_network comes from a local "
@@ -153,7 +150,7 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 		blocks++;
 	}
 	if (s->versions.distinct > 1) {
-		f = finding(out, "mixed_versions", "finish the upgrade first",
+		f = plan_finding(out, "mixed_versions", "finish the upgrade first",
 		    "%d different Ceph versions run in the cluster",
 		    s->versions.distinct);
 		cJSON_ReplaceItemInObject(f, "severity",
@@ -250,6 +247,54 @@ expect(cJSON *g, const char *who, const char *value)
 	cJSON_AddItemToArray(arr, e);
 }
 
+/* ok_step: "ok to stop" for a batch, gated on ceph osd ok-to-stop. */
+static void
+ok_step(cJSON *steps, const char *host, const cJSON *ids)
+{
+	const cJSON *id;
+	char label[256];
+	size_t off = 0;
+	cJSON *s = step(steps, "ok to stop", host), *g;
+
+	label[0] = '\0';
+	cJSON_ArrayForEach(id, ids)
+		if (off < sizeof(label))
+			off += (size_t)snprintf(label + off, sizeof(label) -
+			    off, "%s%d", off ? " " : "", id->valueint);
+	cmd(s, "commands", "ceph osd ok-to-stop %s", label);
+	g = gate(s, "ok_to_stop", 600, "stopping these OSDs must not make any "
+	    "PG unavailable");
+	cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+}
+
+/* restart_gates: the restart step s's gate (each OSD of ids back on
+ * net), then the steps that wait for clean PGs and settle; takes ids. */
+static void
+restart_gates(cJSON *steps, cJSON *s, cJSON *ids, const char *net,
+    const char *which, double settle)
+{
+	char why[256];
+	cJSON *g;
+
+	/* Observed state, never a fixed sleep. */
+	snprintf(why, sizeof(why), "each OSD up again (a higher up_from), its "
+	    "cluster and back-heartbeat addresses in the %s network, its "
+	    "public address unchanged", which);
+	g = gate(s, "osds_moved", 300, why);
+	cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+	cJSON_AddStringToObject(g, "network", net);
+	s = step(steps, "wait for clean PGs", NULL);
+	g = gate(s, "pgs_clean", 900, "every PG active+clean, reported at or "
+	    "after the restarted OSDs' up_from (mgr stats lag behind a "
+	    "restart)");
+	cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
+	s = step(steps, "settle", NULL);
+	g = gate(s, "settle", settle + 60, "at least twice the heartbeat grace "
+	    "with no OSD_DOWN or OSD_SLOW_PING_TIME_BACK naming these OSDs");
+	cJSON_AddNumberToObject(g, "seconds", settle);
+	cJSON_AddItemToObject(g, "osds", ids);
+}
+
 cJSON *
 plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 {
@@ -320,19 +365,8 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 			    NULL);
 			expect(g, who, nn);
 		}
-		s = step(steps, "ok to stop", label);
-		off = 0;
-		label[0] = '\0';
-		cJSON_ArrayForEach(id, ids)
-			off += (size_t)snprintf(label + off, sizeof(label) -
-			    off, "%s%d", off ? " " : "", id->valueint);
-		cmd(s, "commands", "ceph osd ok-to-stop %s", label);
-		g = gate(s, "ok_to_stop", 600, "stopping these OSDs must not "
-		    "make any PG unavailable");
-		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
-		s = step(steps, "restart the batch's OSDs",
-		    cJSON_GetObjectItem(cJSON_GetArrayItem(steps,
-		    cJSON_GetArraySize(steps) - 2), "host")->valuestring);
+		ok_step(steps, label, ids);
+		s = step(steps, "restart the batch's OSDs", label);
 		d = op(s, "do", "restart");
 		cJSON_AddItemToObject(d, "osds", cJSON_Duplicate(ids, 1));
 		u = cJSON_AddObjectToObject(d, "hosts");
@@ -358,23 +392,7 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 			cmd(s, "rollback", "(after removing the mask) "
 			    "restart osd.%d again", id->valueint);
 		}
-		/* Observed state, never a fixed sleep. */
-		g = gate(s, "osds_moved", 300, "each OSD up again (a higher "
-		    "up_from), its cluster and back-heartbeat addresses in "
-		    "the new network, its public address unchanged");
-		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
-		cJSON_AddStringToObject(g, "network", nn);
-		s = step(steps, "wait for clean PGs", NULL);
-		g = gate(s, "pgs_clean", 900, "every PG active+clean, reported "
-		    "at or after the restarted OSDs' up_from (mgr stats lag "
-		    "behind a restart)");
-		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
-		s = step(steps, "settle", NULL);
-		g = gate(s, "settle", settle + 60, "at least twice the "
-		    "heartbeat grace with no OSD_DOWN or "
-		    "OSD_SLOW_PING_TIME_BACK naming these OSDs");
-		cJSON_AddNumberToObject(g, "seconds", settle);
-		cJSON_AddItemToObject(g, "osds", ids);
+		restart_gates(steps, s, ids, nn, "new", settle);
 	}
 	s = step(steps, "set the new network globally, remove the masks",
 	    NULL);
@@ -495,6 +513,7 @@ plan_rollback(const cJSON *plan, const cJSON *events, char *err)
 		const cJSON *st = cJSON_GetArrayItem(steps, n - 1);
 		const cJSON *fd = cJSON_GetObjectItem(st, "do");
 		char label[256];
+		const char *host;
 		size_t off = 0;
 		int seen[256], ns = 0, i;
 
@@ -521,16 +540,10 @@ plan_rollback(const cJSON *plan, const cJSON *events, char *err)
 			off += (size_t)snprintf(label + off, off < sizeof(label) ?
 			    sizeof(label) - off : 0, "%s%d", i ? " " : "",
 			    seen[i]);
-		s = step(rs, "ok to stop", cJSON_IsString(cJSON_GetObjectItem(
-		    st, "host")) ? cJSON_GetObjectItem(st, "host")->valuestring :
-		    NULL);
-		cmd(s, "commands", "ceph osd ok-to-stop %s", label);
-		g = gate(s, "ok_to_stop", 600, "stopping these OSDs must not "
-		    "make any PG unavailable");
-		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
-		s = step(rs, "restart the batch's OSDs", cJSON_IsString(
-		    cJSON_GetObjectItem(st, "host")) ? cJSON_GetObjectItem(st,
-		    "host")->valuestring : NULL);
+		host = cJSON_IsString(cJSON_GetObjectItem(st, "host")) ?
+		    cJSON_GetObjectItem(st, "host")->valuestring : NULL;
+		ok_step(rs, host, ids);
+		s = step(rs, "restart the batch's OSDs", host);
 		d = op(s, "do", "restart");
 		cJSON_AddItemToObject(d, "osds", cJSON_Duplicate(ids, 1));
 		hosts = cJSON_Duplicate(cJSON_GetObjectItem(fd, "hosts"), 1);
@@ -538,21 +551,7 @@ plan_rollback(const cJSON *plan, const cJSON *events, char *err)
 		    cJSON_CreateObject());
 		for (i = 0; i < ns; i++)
 			cmd(s, "commands", "restart osd.%d", seen[i]);
-		g = gate(s, "osds_moved", 300, "each OSD up again (a higher "
-		    "up_from), its cluster and back-heartbeat addresses in "
-		    "the old network, its public address unchanged");
-		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
-		cJSON_AddStringToObject(g, "network", from);
-		s = step(rs, "wait for clean PGs", NULL);
-		g = gate(s, "pgs_clean", 900, "every PG active+clean, reported "
-		    "at or after the restarted OSDs' up_from");
-		cJSON_AddItemToObject(g, "osds", cJSON_Duplicate(ids, 1));
-		s = step(rs, "settle", NULL);
-		g = gate(s, "settle", settle + 60, "at least twice the "
-		    "heartbeat grace with no OSD_DOWN or "
-		    "OSD_SLOW_PING_TIME_BACK naming these OSDs");
-		cJSON_AddNumberToObject(g, "seconds", settle);
-		cJSON_AddItemToObject(g, "osds", ids);
+		restart_gates(rs, s, ids, from, "old", settle);
 	}
 	s = step(rs, "unset noout", NULL);
 	cmd(s, "commands", "ceph osd unset noout");

@@ -48,6 +48,11 @@ struct plan_state {
 	int nhosts;
 };
 
+/* plan_finding appends a blocking finding (kind, severity "error",
+ * network, hosts [], summary, evidence {}, hint) to out; returns it. */
+cJSON *plan_finding(cJSON *out, const char *kind, const char *hint,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* plan_preflight appends findings (kind, severity, hosts, summary,
  * evidence, hint) to out; returns how many block the migration. */
 int plan_preflight(const struct ceph_map *m, const struct plan_state *s,

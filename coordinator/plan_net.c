@@ -81,22 +81,6 @@ struct nhost {
 	struct netaddr old, new;
 };
 
-static cJSON *
-finding(cJSON *fs, const char *kind, const char *summary, const char *hint)
-{
-	cJSON *f = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(f, "kind", kind);
-	cJSON_AddStringToObject(f, "severity", "error");
-	cJSON_AddStringToObject(f, "network", "cluster");
-	cJSON_AddArrayToObject(f, "hosts");
-	cJSON_AddStringToObject(f, "summary", summary);
-	cJSON_AddObjectToObject(f, "evidence");
-	cJSON_AddStringToObject(f, "hint", hint);
-	cJSON_AddItemToArray(fs, f);
-	return f;
-}
-
 static void
 add_host(cJSON *f, const char *h)
 {
@@ -225,9 +209,9 @@ plan_net_checks(const struct gopts *g, const struct ceph_map *m,
 				snprintf(sum, sizeof(sum), "on the new network: "
 				    "%s", cJSON_IsString(sm) ? sm->valuestring :
 				    "(no summary)");
-				f = finding(fs, kind, sum, "fix the new network "
+				f = plan_finding(fs, kind, "fix the new network "
 				    "first: OSDs moved onto it would not reach "
-				    "each other");
+				    "each other", "%s", sum);
 				cJSON_ArrayForEach(h, cJSON_GetObjectItem(x,
 				    "hosts"))
 					if (cJSON_IsString(h))
@@ -237,10 +221,10 @@ plan_net_checks(const struct gopts *g, const struct ceph_map *m,
 			cJSON_Delete(doc);
 			doc = NULL;
 			if (rc != 1) {
-				finding(fs, "new_network_untested", "the new "
+				plan_finding(fs, "new_network_untested", "run "
+				    "'cephfab matrix' on it by hand", "the new "
 				    "network could not be tested (the matrix "
-				    "did not run: are the agents up?)", "run "
-				    "'cephfab matrix' on it by hand");
+				    "did not run: are the agents up?)");
 				blocks++;
 			}
 		}
@@ -267,12 +251,12 @@ plan_net_checks(const struct gopts *g, const struct ceph_map *m,
 				if (refused++ == 0) {
 					snprintf(sum, sizeof(sum), "old->new "
 					    "not tested: %s", er->valuestring);
-					finding(fs, "new_network_untested", sum,
+					plan_finding(fs, "new_network_untested",
 					    strstr(er->valuestring,
 					    "allow_targets") ? "add the new "
 					    "network to allow_targets in "
 					    "agent.conf on every host" : "check "
-					    "the agents");
+					    "the agents", "%s", sum);
 					blocks++;
 				}
 				cJSON_Delete(doc);
@@ -292,12 +276,12 @@ plan_net_checks(const struct gopts *g, const struct ceph_map *m,
 			if (!lost)
 				continue;
 			if (pairs == NULL) {
-				f = finding(fs, "old_new_unreachable",
-				    "placeholder", "route (and allow) the old "
-				    "cluster network to the new one and back "
-				    "on every host: during the transition OSDs "
-				    "on both heartbeat and replicate to each "
-				    "other");
+				f = plan_finding(fs, "old_new_unreachable",
+				    "route (and allow) the old cluster network "
+				    "to the new one and back on every host: "
+				    "during the transition OSDs on both "
+				    "heartbeat and replicate to each other",
+				    "placeholder");
 				pairs = cJSON_AddArrayToObject(
 				    cJSON_GetObjectItem(f, "evidence"), "pairs");
 				blocks++;
