@@ -538,6 +538,8 @@ ceph_parse_pg_dump(const cJSON *j, uint32_t epoch, struct ceph_pgdump *d,
 				d->fresh_clean++;
 			continue;
 		}
+		if (strstr(st, "laggy") || strstr(st, "+wait"))
+			d->laggy++;
 		/* 'active' as a whole word of the state. */
 		if (strncmp(st, "active", 6) != 0 || (st[6] && st[6] != '+'))
 			d->inactive++;

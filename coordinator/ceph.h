@@ -114,6 +114,7 @@ struct ceph_pgdump {
 	int num_pgs, active_clean;
 	int fresh_clean;		/* active+clean, reported >= epoch */
 	int inactive;			/* not active at all */
+	int laggy;			/* "laggy" or "wait" in the state */
 	uint32_t min_epoch;		/* lowest reported_epoch */
 	char stuck[64];			/* one PG not active+clean: "ID STATE" */
 };

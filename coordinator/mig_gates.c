@@ -256,6 +256,8 @@ gate_loop(struct mig *g, const cJSON *gate, int n, gate_fn fn,
 		usleep((useconds_t)(g->o->poll * 1e6));
 	}
 	progress_end(g);
+	/* What the gate saw last, for the journal. */
+	snprintf(g->observed, sizeof(g->observed), "%s", state);
 	return rc == 0 ? G_PASS : rc == 2 ? G_PAUSE : G_ERROR;
 }
 
@@ -423,6 +425,19 @@ chk_clean(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 	snprintf(st, sl, "%d of %d PGs active+clean since epoch %u%s%s",
 	    d.fresh_clean, d.num_pgs, epoch, d.stuck[0] ? ", e.g. " : "",
 	    d.stuck);
+	/* Laggy PGs (a primary that lost its lease) serve no I/O: as bad
+	 * as inactive when they last. */
+	if (d.laggy == 0)
+		g->laggy_since = 0;
+	else if (g->laggy_since == 0)
+		g->laggy_since = mig_mono();
+	else if (mig_mono() - g->laggy_since > g->o->inactive_limit) {
+		mig_pause(g, "laggy PGs wait for heartbeats between the "
+		    "restarted OSDs and their peers: check the cluster network "
+		    "both ways; then --resume, or --rollback", "%d PGs laggy "
+		    "for %.0f s", d.laggy, mig_mono() - g->laggy_since);
+		return 2;
+	}
 	return d.num_pgs > 0 && d.fresh_clean == d.num_pgs &&
 	    (!d.has_ready || d.ready) ? 0 : 1;
 }

@@ -33,6 +33,8 @@ struct mig {
 	int batch[256];			/* OSDs this batch may take down */
 	int nbatch;
 	double pga_since, slow_since;	/* PG_AVAILABILITY, SLOW_OPS seen */
+	double laggy_since;		/* laggy PGs seen */
+	char observed[256];		/* the last gate's last state */
 	double restart_t;		/* last restart issued (monotonic) */
 	double max_unclean;		/* longest restart-to-clean window */
 	char why[768];			/* what paused it */

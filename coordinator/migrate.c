@@ -295,6 +295,8 @@ run_steps(struct mig *g, cJSON *report)
 		e = ev_new("done", n);
 		cJSON_AddNumberToObject(e, "duration_s", round((mig_mono() - t0) *
 		    10) / 10);
+		if (cJSON_GetObjectItem(s, "gate"))
+			cJSON_AddStringToObject(e, "observed", g->observed);
 		if (jadd(g, e) == -1)
 			return G_ERROR;
 		printf("       done in %.1f s\n", mig_mono() - t0);

@@ -275,10 +275,12 @@ test_gates(void **state)
 	j = cJSON_Parse("{\"pg_ready\": true, \"pg_stats\": ["
 	    "{\"pgid\": \"2.0\", \"state\": \"peering\", \"reported_epoch\": \"41'7\"},"
 	    "{\"pgid\": \"2.1\", \"state\": \"active+undersized\", \"reported_epoch\": 41},"
-	    "{\"pgid\": \"2.2\", \"state\": \"activating\", \"reported_epoch\": 40}]}");
+	    "{\"pgid\": \"2.2\", \"state\": \"activating\", \"reported_epoch\": 40},"
+	    "{\"pgid\": \"2.3\", \"state\": \"active+clean+laggy\", \"reported_epoch\": 41}]}");
 	assert_int_equal(ceph_parse_pg_dump(j, 41, &d, err), 0);
 	assert_int_equal(d.fresh_clean, 0);
 	assert_int_equal(d.inactive, 2);	/* 'activating' is not active */
+	assert_int_equal(d.laggy, 1);
 	assert_int_equal(d.min_epoch, 40);
 	assert_string_equal(d.stuck, "2.0 peering");
 	cJSON_Delete(j);
