@@ -111,6 +111,10 @@ assert_eq "$(osd_nets)" "198.20.0.12 198.20.0.13 198.20.0.14" "cluster addresses
 cx osd dump -f json | jq -e --arg n 198.20.0. '[.osds[] | .heartbeat_back_addrs.addrvec[0].addr | startswith($n)] | all' >/dev/null ||
 	fail "back heartbeat addresses"
 for i in 0 1 2; do assert_eq "$(restarts $i)" 1 "restarts of osd.$i"; done
+# The journal says what each gate saw.
+grep -q '"observed":"3 of 3 OSDs up on 198.20.0.0/24"\|"observed":"1 of 1 OSDs up on 198.20.0.0/24"' "$T/fwd.json.journal" &&
+grep -q '"observed":"[0-9]* of [0-9]* PGs active+clean since epoch' "$T/fwd.json.journal" ||
+	fail "observed states in the journal: $(grep observed "$T/fwd.json.journal" | head -3)"
 cx osd dump -f json | jq -e '.flags | split(",") | index("noout") == null' >/dev/null || fail "noout left set"
 assert_eq "$(cx config get osd.0 cluster_network)" "$NEW" "global cluster_network"
 cx config dump | grep -q "^osd\.[0-9].*cluster_network" && fail "per-OSD masks left: $(cx config dump)"
