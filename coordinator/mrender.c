@@ -410,6 +410,34 @@ mreport_csv(const cJSON *doc, const char *path, char *err)
 
 /* --- re-rendering a stored run ------------------------------------- */
 
+void
+matrix_restore(const cJSON *opts, struct matrix_opts *o, bool all)
+{
+	const cJSON *pf = cJSON_GetObjectItem(opts, "profile_full");
+	char err[CF_ERRLEN];
+	double v;
+
+	if (all) {
+		if (pj_get_double(opts, "nets", 0, 3, &v, err) == 0)
+			o->nets = (int)v;
+		if (pj_get_double(opts, "tests", 0, 1 << 16, &v, err) == 0)
+			o->tests = (int)v;
+		if (pj_get_double(opts, "modes", 0, 1 << 16, &v, err) == 0)
+			o->modes = (int)v;
+		if (pj_get_double(opts, "streams", 1, 128, &v, err) == 0)
+			o->streams = (int)v;
+		if (pj_get_double(opts, "seconds", 0.1, 3600, &v, err) == 0)
+			o->secs = v;
+	}
+	if (pf && o->prof_given && all)
+		fprintf(stderr, "cephfab: --resume judges by the run's own "
+		    "profile '%s', not by --profile\n", o->prof.name);
+	if (pf && (!o->prof_given || all) &&
+	    profile_from_json(pf, &o->prof, err) == -1)
+		fprintf(stderr, "cephfab: the run's stored profile: %s; using "
+		    "this command's\n", err);
+}
+
 int
 matrix_report(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 {
