@@ -9,6 +9,7 @@
 #include "pj.h"
 #include "store.h"
 #include "topo.h"
+#include "tput.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -99,8 +100,7 @@ cset_fill(struct cset *s, const cJSON *cells, const char *net)
 				if (pj_get_double(sum, "bits_per_second", 0,
 				    1e15, &v, err) == 0)
 					p->gbps = v / 1e9;
-				if (pj_get_double(sum, "retransmits_per_gb", 0,
-				    1e15, &v, err) == 0)
+				if (isfinite(v = tout_loss_rpg(sum)))
 					p->rpg = v;
 				spread_of(end, k, p);
 			}

@@ -336,7 +336,8 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 					    i, j, "look for drops and CRC "
 					    "errors on the ports of this path",
 					    "%s <-> %s: %.0f retransmits per "
-					    "GB on the %s network (limit %.0f)",
+					    "GB on the %s network, spurious ones "
+					    "not counted (limit %.0f)",
 					    v->names[i], v->names[j], r,
 					    v->net, p->max_rpg);
 					ev_num(f, "retransmits_per_gb", r);

@@ -7,6 +7,7 @@
 #include "pj.h"
 #include "rounds.h"
 #include "store.h"
+#include "tput.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -833,8 +834,7 @@ retest_plan(struct mrun *m)
 			if (pj_get_double(sum, "bits_per_second", 0, 1e15, &y,
 			    err) == 0 && y / 1e9 < x)
 				x = y / 1e9;
-			if (pj_get_double(sum, "retransmits_per_gb", 0, 1e15,
-			    &y, err) == 0 && y > m->o->prof.max_rpg)
+			if (tout_loss_rpg(sum) > m->o->prof.max_rpg)
 				lossy = true;
 		}
 		/* Slow or lossy: measured again alone. */

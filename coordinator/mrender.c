@@ -242,7 +242,8 @@ mreport_prom(const cJSON *doc, const char *path, char *err)
 		    "Throughput from src to dst measured by cephfab matrix.",
 		    1e9 },
 		{ "cephfab_pair_retransmits_per_gigabyte", "retrans_per_gb",
-		    "TCP retransmits per GB sent from src to dst.", 1 },
+		    "TCP retransmits per GB sent from src to dst, not counting "
+		    "those the receiver reported as spurious.", 1 },
 	};
 	int k;
 

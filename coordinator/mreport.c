@@ -8,6 +8,7 @@
 #include "pj.h"
 #include "store.h"
 #include "topo.h"
+#include "tput.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -163,8 +164,7 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 			if (pj_get_double(y, "bits_per_second", 0, 1e15, &v,
 			    err) == 0)
 				cv->gbps = v / 1e9;
-			if (pj_get_double(y, "retransmits_per_gb", 0, 1e15, &v,
-			    err) == 0)
+			if (isfinite(v = tout_loss_rpg(y)))
 				cv->rpg = v;
 		}
 	} else if (strcmp(t, "lat_load") == 0) {
@@ -290,8 +290,7 @@ load_cb(const cJSON *c, void *arg)
 	    pj_get_obj(x, "sum", &x, err) == 0) {
 		if (pj_get_double(x, "bits_per_second", 0, 1e15, &y, err) == 0)
 			L->gbps[a * n + b] = y / 1e9;
-		if (pj_get_double(x, "retransmits_per_gb", 0, 1e15, &y,
-		    err) == 0)
+		if (isfinite(y = tout_loss_rpg(x)))
 			L->gbps[n * n + a * n + b] = y;
 	}
 	if (!isfinite(L->gbps[a * n + b]))

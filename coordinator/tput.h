@@ -102,5 +102,10 @@ int tout_end(struct tresult *r, bool side_a, const cJSON *body, char *err);
 /* tout_report prints the final report (human or JSON). */
 void tout_report(struct tresult *r);
 void tout_header(const struct tresult *r);
+/* tout_loss_rpg: the retransmits per GB of a direction's end sum that
+ * count as loss: without the ones the receiver reported as spurious
+ * (DSACK), when the agents report that; NAN if the sum has neither. A
+ * reordering path retransmits in vain; it does not lose packets. */
+double tout_loss_rpg(const cJSON *sum);
 
 #endif

@@ -50,7 +50,7 @@ tout_header(const struct tresult *r)
 }
 
 struct isum {
-	double bytes, bps, retr, rtt_sum, rtt_n, lost, expected, jitter;
+	double bytes, bps, retr, spur, rtt_sum, rtt_n, lost, expected, jitter;
 	double sbytes, sbps;	/* the senders' view */
 	int rcv;		/* receivers reported */
 };
@@ -103,6 +103,9 @@ tout_side(struct tresult *r, const cJSON *body, cJSON *streams,
 			if (pj_get_double(tcp, "retransmits", 0, 1e15, &v,
 			    err) == 0)
 				sums[d].retr += v;
+			if (pj_get_double(tcp, "spurious_retransmits", 0, 1e15,
+			    &v, err) == 0)
+				sums[d].spur += v;
 			if (pj_get_double(tcp, "rtt_us", 0, 1e9, &v, err) == 0) {
 				sums[d].rtt_sum += v;
 				sums[d].rtt_n++;
@@ -175,6 +178,8 @@ tout_interval(struct tresult *r, const cJSON *ca, const cJSON *cb)
 		} else {
 			cJSON_AddNumberToObject(sum, "retransmits",
 			    sums[d].retr);
+			cJSON_AddNumberToObject(sum, "spurious_retransmits",
+			    sums[d].spur);
 			if (sums[d].rtt_n)
 				cJSON_AddNumberToObject(sum, "rtt_us",
 				    sums[d].rtt_sum / sums[d].rtt_n);
@@ -231,6 +236,7 @@ tout_tcp(const cJSON *tcp, struct sres *s)
 	TCPF("pmtu", pmtu)
 	TCPF("reordering", reordering)
 	TCPF("rcv_ooopack", rcv_ooopack)
+	TCPF("dsack_dups", dsack_dups)
 #undef TCPF
 }
 
@@ -351,6 +357,8 @@ sres_json(const struct tresult *r, const struct sres *s, bool sender)
 	if (s->has_tcp && sender) {
 		cJSON_AddNumberToObject(o, "retransmits",
 		    (double)s->tcp.total_retrans);
+		cJSON_AddNumberToObject(o, "spurious_retransmits",
+		    s->tcp.dsack_dups);
 		cJSON_AddNumberToObject(o, "snd_cwnd", s->tcp.snd_cwnd);
 		cJSON_AddNumberToObject(o, "rtt_us", s->tcp.rtt_us);
 		cJSON_AddNumberToObject(o, "rttvar_us", s->tcp.rttvar_us);
@@ -388,7 +396,7 @@ sres_json(const struct tresult *r, const struct sres *s, bool sender)
 }
 
 struct dsum {
-	double sent, recv, bps, retr, ooo, lost, expected, jitter;
+	double sent, recv, bps, retr, spur, ooo, lost, expected, jitter;
 	double busy, rwnd, sndbuf, wall;
 	double minbps, maxbps, jain;
 	uint32_t minid, maxid, n;
@@ -423,6 +431,7 @@ dsum_compute(const struct tresult *r, bool a_sends, struct dsum *d)
 			d->maxid = i;
 		}
 		d->retr += (double)t->snd.tcp.total_retrans;
+		d->spur += t->snd.tcp.dsack_dups;
 		d->ooo += t->rcv.tcp.rcv_ooopack;
 		d->busy += (double)t->snd.tcp.busy_us;
 		d->rwnd += (double)t->snd.tcp.rwnd_us;
@@ -461,6 +470,10 @@ dsum_json(const struct tresult *r, bool a_sends, const struct dsum *d)
 		cJSON_AddNumberToObject(o, "retransmits", d->retr);
 		cJSON_AddNumberToObject(o, "retransmits_per_gb", d->sent > 0 ?
 		    d->retr / (d->sent / 1e9) : 0);
+		cJSON_AddNumberToObject(o, "spurious_retransmits", d->spur);
+		cJSON_AddNumberToObject(o, "loss_retransmits_per_gb",
+		    d->sent > 0 ? fmax(d->retr - d->spur, 0) / (d->sent / 1e9) :
+		    0);
 		cJSON_AddNumberToObject(o, "receiver_out_of_order", d->ooo);
 		cJSON_AddStringToObject(o, "limited_by",
 		    tstat_limit_key(d->limit));
@@ -568,9 +581,10 @@ tout_human(struct tresult *r, const struct dsum ds[2])
 			    s->lost, s->expected, s->expected > 0 ?
 			    100 * s->lost / s->expected : 0, s->jitter);
 		else
-			printf(", %.0f retransmits (%.1f per GB; receiver saw "
-			    "%.0f out of order)\n", s->retr, s->sent > 0 ?
-			    s->retr / (s->sent / 1e9) : 0, s->ooo);
+			printf(", %.0f retransmits (%.1f per GB, %.0f of them "
+			    "spurious; receiver saw %.0f out of order)\n",
+			    s->retr, s->sent > 0 ? s->retr / (s->sent / 1e9) :
+			    0, s->spur, s->ooo);
 		if (s->n > 1)
 			printf("      fairness: Jain %.3f; slowest stream %u "
 			    "at %s, fastest %u at %s\n", s->jain, s->minid,
@@ -722,4 +736,19 @@ tout_report(struct tresult *r)
 		cJSON_AddStringToObject(doc, "error", r->error);
 	out_json(doc);
 	cJSON_Delete(doc);
+}
+
+double
+tout_loss_rpg(const cJSON *sum)
+{
+	char err[CF_ERRLEN];
+	double v;
+
+	if (sum == NULL)
+		return NAN;
+	if (pj_get_double(sum, "loss_retransmits_per_gb", 0, 1e15, &v,
+	    err) == 0 || pj_get_double(sum, "retransmits_per_gb", 0, 1e15, &v,
+	    err) == 0)
+		return v;
+	return NAN;
 }

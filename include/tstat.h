@@ -28,6 +28,10 @@ struct tcp_sample {
 	uint32_t rcv_space;
 	uint32_t lost;			/* currently lost (tcpi_lost) */
 	uint32_t rcv_ooopack;		/* receiver: out-of-order packets */
+	/* Retransmissions the receiver reported as duplicates (DSACK):
+	 * the original arrived after all, so they were spurious (reordering,
+	 * a late ACK, a tail-loss probe), not loss. */
+	uint32_t dsack_dups;
 };
 
 /* The change between two samples of one stream. Counters that went
@@ -36,6 +40,7 @@ struct tcp_delta {
 	uint64_t retrans;
 	uint64_t busy_us, rwnd_us, sndbuf_us;
 	uint64_t reord_seen;
+	uint64_t dsack_dups;
 };
 
 /* tstat_tcp_read fills s from getsockopt(TCP_INFO); -1 on failure. */

@@ -38,6 +38,7 @@ tstat_tcp_read(int fd, struct tcp_sample *s)
 	s->rcv_space = ti.tcpi_rcv_space;
 	s->lost = ti.tcpi_lost;
 	s->rcv_ooopack = ti.tcpi_rcv_ooopack;
+	s->dsack_dups = ti.tcpi_dsack_dups;
 	return 0;
 }
 
@@ -60,6 +61,7 @@ tstat_tcp_delta(const struct tcp_sample *prev, const struct tcp_sample *cur,
 	d->rwnd_us = tstat_sub(cur->rwnd_us, prev->rwnd_us);
 	d->sndbuf_us = tstat_sub(cur->sndbuf_us, prev->sndbuf_us);
 	d->reord_seen = tstat_sub(cur->reord_seen, prev->reord_seen);
+	d->dsack_dups = tstat_sub(cur->dsack_dups, prev->dsack_dups);
 }
 
 cJSON *
@@ -84,8 +86,11 @@ tstat_tcp_json(const struct tcp_sample *s, const struct tcp_delta *d)
 	cJSON_AddNumberToObject(o, "sndbuf_limited_us", (double)s->sndbuf_us);
 	cJSON_AddNumberToObject(o, "reord_seen", s->reord_seen);
 	cJSON_AddNumberToObject(o, "rcv_ooopack", s->rcv_ooopack);
+	cJSON_AddNumberToObject(o, "dsack_dups", s->dsack_dups);
 	if (d != NULL) {
 		cJSON_AddNumberToObject(o, "retransmits", (double)d->retrans);
+		cJSON_AddNumberToObject(o, "spurious_retransmits",
+		    (double)d->dsack_dups);
 		cJSON_AddNumberToObject(o, "interval_busy_us",
 		    (double)d->busy_us);
 		cJSON_AddNumberToObject(o, "interval_rwnd_limited_us",

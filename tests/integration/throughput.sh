@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The throughput engine on the flat lab, end to end with real agents:
 # a 200 Mbit/s tbf cap is measured within 5 %; 1 % loss shows retransmits
-# at the sender and out-of-order arrivals at the receiver; reverse mode
+# at the sender and out-of-order arrivals at the receiver; reordering shows
+# spurious retransmits (DSACK) that do not count as loss; reverse mode
 # reports the sender's TCP_INFO; UDP over 2 % drop reports 2 +- 0.5 % loss;
 # a second test gets 'busy' naming the holder; the agent's limits refuse
 # with the limit named; data connections need the test's token; nothing
@@ -35,7 +36,26 @@ cf pair h1 h2 -t 3 --json > "$T/loss.json" || fail "pair with loss"
 r=$(jq '.end.sum.retransmits' "$T/loss.json"); o=$(jq '.end.sum.receiver_out_of_order' "$T/loss.json")
 note "1 % loss: sender retransmits $r, receiver out-of-order $o"
 [ "$r" -gt 0 ] && [ "$o" -gt 0 ] || fail "loss not reported by both ends ($r, $o)"
+# Real loss: the retransmissions filled holes; few were spurious.
+jq -e '.end.sum.spurious_retransmits * 2 < .end.sum.retransmits and
+	.end.sum.loss_retransmits_per_gb > 0' "$T/loss.json" >/dev/null ||
+	fail "loss counted as spurious: $(jq -c '.end.sum' "$T/loss.json")"
 "$LAB" fault "$LP" del loss:h1-clu:1 2>/dev/null
+
+# 2b. Reordering, nothing lost: 1 % of the packets held back behind a slow
+# class. TCP retransmits them in vain and the receiver reports each
+# duplicate (DSACK): spurious retransmits, which do not count as loss.
+"$LAB" fault "$LP" add reorder:h1-clu:1 2>/dev/null || fail "reorder fault"
+cf pair h1 h2 -t 3 --json > "$T/reo.json" || fail "pair over a reordering link"
+note "1 % reordered: $(jq -r '.end.sum | "\(.retransmits) retransmits (\(.retransmits_per_gb | floor) per GB), \(.spurious_retransmits) spurious, \(.loss_retransmits_per_gb | floor) loss retransmits per GB"' "$T/reo.json")"
+jq -e '.end.sum.retransmits >= 20 and
+	.end.sum.spurious_retransmits >= 0.8 * .end.sum.retransmits and
+	.end.sum.loss_retransmits_per_gb * 4 < .end.sum.retransmits_per_gb and
+	.end.streams[0].sender.spurious_retransmits > 0 and
+	([.intervals[].sum.spurious_retransmits] | add) > 0' "$T/reo.json" >/dev/null ||
+	fail "spurious retransmits: $(jq -c '.end.sum' "$T/reo.json")"
+"$LAB" fault "$LP" del reorder:h1-clu:1 2>/dev/null || fail "reorder fault del"
+lx h1 tc qdisc show dev clu | grep -q "tbf.*rate 1Gbit" || fail "link rate not restored: $(lx h1 tc qdisc show dev clu)"
 
 # 3. Reverse: h2 sends, and its TCP_INFO is what we get.
 cf pair h1 h2 -t 2 -R --json > "$T/rev.json" || fail "pair -R"

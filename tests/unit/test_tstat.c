@@ -27,8 +27,12 @@ test_tcp_delta(void **state)
 	b.busy_us = 3000;
 	b.rwnd_us = 100;
 	b.sndbuf_us = 7;
+	a.dsack_dups = 4;
+	b.dsack_dups = 9;
 	tstat_tcp_delta(&a, &b, &d);
 	assert_int_equal(d.retrans, 15);
+	/* Of the 15, 5 were reported back as duplicates: spurious. */
+	assert_int_equal(d.dsack_dups, 5);
 	assert_int_equal(d.busy_us, 2000);
 	assert_int_equal(d.rwnd_us, 0);
 	assert_int_equal(d.sndbuf_us, 7);
@@ -39,6 +43,7 @@ test_tcp_delta(void **state)
 	/* No previous sample: the whole value. */
 	tstat_tcp_delta(NULL, &b, &d);
 	assert_int_equal(d.retrans, 25);
+	assert_int_equal(d.dsack_dups, 9);
 }
 
 static void

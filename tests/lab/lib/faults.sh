@@ -3,6 +3,10 @@
 #
 #   rate:LINK:MBIT              tbf on both ends of LINK
 #   loss:LINK:PERCENT           random drop each way (nft numgen, netdev ingress)
+#   reorder:LINK:PERCENT        PERCENT of the IP packets each way held back
+#                               behind a 20 Mbit/s htb class: reordering,
+#                               nothing lost (replaces the link's tbf with
+#                               htb at the same rate; not with rate: too)
 #   mtu:LINK:BYTES              both ends' MTU
 #   mtu:LINK:END:BYTES          one end's MTU only: a silent black hole
 #   down:LINK                   both ends down
@@ -53,6 +57,46 @@ fault_loss() {
 		die "fault: loss must be in (0, 100]"
 	loss_chain "$op" "$FA" "$FIA" "$n" && loss_chain "$op" "$FB" "$FIB" "$n" ||
 		die "fault: nft failed on $2"
+}
+
+# fault_reorder add|del LINK PERCENT: at each end, an htb root with the
+# link's rate for the traffic and a 20 Mbit/s class for PERCENT of the IP
+# packets, picked by an nftables netdev egress chain (meta priority: no tc
+# classifier needed, and this kernel has neither fw nor prio). A held
+# packet arrives milliseconds after its successors: TCP retransmits it too
+# early and the receiver reports the duplicate (DSACK). Netem would do
+# this with a delay distribution; this kernel has no netem.
+reorder_end() { # add|del NODE IF N MBIT
+	local n burst rate=$5; n=$(ns "$2")
+	if [ "$1" = del ]; then
+		ip netns exec "$n" nft delete chain netdev cflab "reo_$3"
+		tc -n "$n" qdisc del dev "$3" root 2>/dev/null
+		return 0
+	fi
+	[ "$rate" -gt 0 ] || rate=100000
+	burst=$(( rate * 1000 * 1000 / 8 / 250 ))
+	[ "$burst" -lt $((4 * MTU + 4096)) ] && burst=$((4 * MTU + 4096))
+	tc -n "$n" qdisc replace dev "$3" root handle 1: htb default 10 r2q 1000 2>/dev/null &&
+	tc -n "$n" class add dev "$3" parent 1: classid 1:10 htb rate "${rate}mbit" \
+		burst "$burst" 2>/dev/null &&
+	tc -n "$n" class add dev "$3" parent 1: classid 1:20 htb rate 20mbit 2>/dev/null &&
+	ip netns exec "$n" nft add table netdev cflab &&
+	ip netns exec "$n" nft add chain netdev cflab "reo_$3" \
+		"{ type filter hook egress device \"$3\" priority 0; }" &&
+	ip netns exec "$n" nft add rule netdev cflab "reo_$3" \
+		meta protocol ip numgen random mod 10000 "<" "$4" counter meta priority set 1:20
+}
+fault_reorder() {
+	local op=$1 n mbit
+	fault_link_ends "$2"
+	[[ "$3" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "fault: reorder '$3' is not a percentage"
+	n=$(awk -v x="$3" 'BEGIN { if (x <= 0 || x > 50) exit 1; printf "%d", x * 100 + 0.5 }') ||
+		die "fault: reorder must be in (0, 50]"
+	mbit=$(link_field "$2" 6)
+	reorder_end "$op" "$FA" "$FIA" "$n" "$mbit" && reorder_end "$op" "$FB" "$FIB" "$n" "$mbit" ||
+		die "fault: reorder failed on $2"
+	[ "$op" = del ] && link_rate "$2" "$mbit"
+	return 0
 }
 
 fault_block() { # OP HOST NET PORTS ACTION
@@ -107,6 +151,9 @@ fault() {
 	loss)
 		[ -n "${b:-}" ] && [ -z "${c:-}" ] || die "fault: loss:LINK:PERCENT"
 		fault_loss "$op" "$a" "$b" ;;
+	reorder)
+		[ -n "${b:-}" ] && [ -z "${c:-}" ] || die "fault: reorder:LINK:PERCENT"
+		fault_reorder "$op" "$a" "$b" ;;
 	mtu)
 		fault_link_ends "$a"
 		if [ -z "${c:-}" ]; then
@@ -133,7 +180,7 @@ fault() {
 	egress)
 		[ -n "${b:-}" ] && [ -z "${c:-}" ] || die "fault: egress:HOST:NET"
 		fault_egress "$op" "$a" "$b" ;;
-	*) die "fault: unknown kind '$kind' (rate, loss, mtu, down, block, egress)" ;;
+	*) die "fault: unknown kind '$kind' (rate, loss, reorder, mtu, down, block, egress)" ;;
 	esac
 	if [ "$op" = add ]; then
 		echo "$spec" >> "$ST/faults"
