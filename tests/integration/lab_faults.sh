@@ -84,6 +84,8 @@ assert_eq "$(dev)" clu "route after egress fault"
 out=$("$LAB" fault "$LP" add loss:nolink:5 2>&1); rc=$?
 assert_eq "$rc" 2 "bad link"; echo "$out" | grep -q "no link 'nolink'" || fail "msg: $out"
 out=$("$LAB" fault "$LP" add bogus:x 2>&1); assert_eq "$?" 2 "bad kind"
+out=$("$LAB" fault "$LP" add reorder:h1-clu:80 2>&1); assert_eq "$?" 2 "reorder over 50 %"
+echo "$out" | grep -q "reorder must be in (0, 50\]" || fail "msg: $out"
 out=$("$LAB" fault "$LP" del down:h1-pub 2>&1); assert_eq "$?" 2 "del inactive"
 assert_eq "$("$LAB" status "$LP" --json | jq '.faults | length')" 0 "faults left"
 echo "lab_faults: ok"
