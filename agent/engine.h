@@ -49,6 +49,10 @@ struct stream {
 	uint64_t fin_total;	/* datagrams the sender says it sent */
 	bool fin;
 	char local[NETADDR_STRLEN], remote[NETADDR_STRLEN];
+	/* Receiver's SO_RCVLOWAT tuning, owned by its data thread. */
+	uint64_t lw_bytes;
+	double lw_t;
+	int lowat;
 	/* Connector set-up. */
 	ev_io cw;
 };

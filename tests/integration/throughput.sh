@@ -28,6 +28,15 @@ jq -e '(.intervals | length) >= 3 and (.end.streams | length) == 2 and
 	.start.a.host == "h1" and .start.b.port > 0 and
 	.end.cpu.a.wall > 0 and .end.sum.jain_fairness > 0' "$T/cap.json" >/dev/null ||
 	fail "result tree incomplete"
+# The efficient receive (no copy, a low-water mark tuned to the rate):
+# the same sum, and every interval after the first counted as it arrived,
+# not in lumps.
+cf pair h1 h2 -t 4 -P 2 --skip-rx-copy --json > "$T/capx.json" || fail "pair --skip-rx-copy"
+note "--skip-rx-copy: $(jq -r '[.intervals[].sum.bits_per_second / 1e6 | floor] | map(tostring) | join(" ")' "$T/capx.json") Mbit/s per interval"
+jq -e '.end.sum.bits_per_second >= 190e6 and .end.sum.bits_per_second <= 210e6 and
+	(.intervals | length) >= 4 and
+	all(.intervals[1:][]; .sum.bits_per_second >= 170e6 and .sum.bits_per_second <= 230e6)' \
+	"$T/capx.json" >/dev/null || fail "--skip-rx-copy under the cap: $(jq -c '[.end.sum.bits_per_second, [.intervals[].sum.bits_per_second]]' "$T/capx.json")"
 "$LAB" fault "$LP" del rate:h2-clu:200 2>/dev/null
 
 # 2. 1 % loss: both ends see it.
