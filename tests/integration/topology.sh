@@ -76,9 +76,20 @@ jq -e '[.findings[] | select(.kind == "ecmp_single_path") | .hosts[0]] | index("
 	"$T/md.json" >/dev/null || fail "matrix findings: $(jq -c .findings "$T/md.json")"
 # compare: the two designs (both planes, one plane lost) side by side.
 cf --json compare --db "$T/m.db" 1 2 > "$T/c.json" || fail "compare"
-jq -e '.networks.cluster | (.design_a.paths | test("2 paths to every peer")) and
+# How many directed pairs used both planes, from the stored cells: random
+# source ports put all 8 streams of one direction on one plane now and
+# then (CI saw it twice in a row: hashing is not a coin per stream here),
+# so the count is checked against the cells, not assumed to be 6.
+full=$(sqlite3 "$T/m.db" "select sum((coalesce(json_extract(data, '\$.end.spread.a.tx.paths'), 0) >= 2 and
+	json_array_length(data, '\$.end.spread.a.tx.unused') = 0) +
+	(coalesce(json_extract(data, '\$.end.spread.b.tx.paths'), 0) >= 2 and
+	json_array_length(data, '\$.end.spread.b.tx.unused') = 0))
+	from cells where run = 1 and network = 'cluster' and test = 'bw'")
+note "run 1: $full of 6 directed pairs used both planes"
+[ "$full" -ge 3 ] || fail "only $full of 6 directed pairs used both planes"
+jq -e --arg sp "$full of 6 pairs used every path" '.networks.cluster | (.design_a.paths | test("2 paths to every peer")) and
 	(.design_b.paths | test("2 paths to every peer") | not) and
-	.design_a.spread == "6 of 6 pairs used every path" and .design_a.streams == 8 and
+	.design_a.spread == $sp and .design_a.streams == 8 and
 	(.design_a.routing | test("OSPF"))' "$T/c.json" >/dev/null ||
 	fail "compare design: $(jq -c '.networks.cluster | {design_a, design_b}' "$T/c.json")"
 cf compare --db "$T/m.db" 1 2 | grep -q "paths" || fail "compare table"
