@@ -752,12 +752,6 @@ test_free(struct test *t)
 	}
 	if (t->uth_started)
 		pthread_join(t->uth, NULL);
-	for (i = 0; i < t->nwk; i++) {
-		if (t->wk[i].started)
-			pthread_join(t->wk[i].th, NULL);
-		free(t->wk[i].ss);
-	}
-	free(t->wk);
 	while (t->pend) {
 		close(t->pend->fd);
 		pending_free(t->pend);

@@ -59,17 +59,6 @@ struct stream {
 
 struct pending;
 
-/* A data-plane thread: one per stream up to the number of CPUs, after
- * which streams share threads that multiplex them with poll(). */
-struct worker {
-	struct test *t;
-	struct stream **ss;
-	uint32_t n;
-	bool sending;
-	pthread_t th;
-	bool started;
-};
-
 struct test {
 	TAILQ_ENTRY(test) entry;
 	struct engine *eng;
@@ -83,8 +72,6 @@ struct test {
 	bool uth_started;
 	pthread_mutex_t umu;
 	struct stream *st;
-	struct worker *wk;
-	uint32_t nwk;
 	uint32_t n, nready;
 	unsigned npending;
 	struct pending *pend;	/* list of accepted, unauthenticated */
