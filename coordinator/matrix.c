@@ -944,9 +944,16 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 		if ((o->tests & MT_BW) && retest_plan(&m) > 0) {
 			/* Each retest alone: one round per cell. */
 			int k, nr = m.nrounds;
-
-			m.round_end = realloc(m.round_end, (size_t)(nr +
+			int *re = realloc(m.round_end, (size_t)(nr +
 			    (m.nq - r0) + 2) * sizeof(int));
+
+			if (re == NULL) {
+				log_warnx("out of memory: no retests");
+				while (m.nq > r0)
+					free(m.queue[--m.nq]);
+				goto report;
+			}
+			m.round_end = re;
 			for (k = r0; k < m.nq; k++)
 				m.round_end[nr++] = k + 1;
 			m.round_end[nr] = 1 << 30;
@@ -956,6 +963,7 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 				ev_run(m.loop, 0);
 		}
 	}
+report:
 	out_progress_done();
 	if (m.interrupted) {
 		fprintf(stderr, "cephfab: matrix run %lld interrupted; %d of %d "

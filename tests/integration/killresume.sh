@@ -65,6 +65,40 @@ assert_eq "$("$CEPHFAB" -i "$T/inv" report "$run" --db "$T/m.db" --json - 2>/dev
 assert_eq "$("$CEPHFAB" -i "$T/inv" report "$run" --db "$T/m.db" --json - \
 	--profile "$TOP/configs/profiles/hdd-10g.conf" 2>/dev/null | jq -r .profile)" hdd-10g "report with --profile"
 
+# Ctrl-C during the bandwidth rounds (three of the agents, t = 3 s):
+# every running test stops within 2 s, no child of the coordinator and
+# no test on an agent is left, the database is whole and the run
+# resumes to the end.
+head -11 "$T/inv" > "$T/inv3"
+"$CEPHFAB" -i "$T/inv3" matrix --tests bw -t 3 --db "$T/c.db" > /dev/null 2> "$T/c.err" &
+p=$!
+wait_until 30 sh -c "sqlite3 -cmd '.timeout 2000' '$T/c.db' 'select count(*) from cells where test = \"bw\"' 2>/dev/null | grep -qv '^0$'" ||
+	fail "the bandwidth rounds did not start: $(cat "$T/c.err")"
+sleep 0.5
+kids=$(pgrep -P "$p" | tr '\n' ' ')
+[ -n "$kids" ] || fail "no test running when interrupted"
+t0=$(date +%s%N)
+kill -INT "$p"
+wait "$p"; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+note "Ctrl-C: the coordinator ended in $ms ms, exit $rc: $(grep -m1 interrupted "$T/c.err")"
+assert_eq "$rc" 3 "exit after Ctrl-C"
+[ "$ms" -le 2500 ] || fail "Ctrl-C took $ms ms"
+grep -q "interrupted; .* Resume with: .*--resume" "$T/c.err" || fail "Ctrl-C message: $(cat "$T/c.err")"
+for k in $kids; do kill -0 "$k" 2>/dev/null && fail "child $k outlived the coordinator"; done
+wait_until 3 sh -c "'$CEPHFAB' -i '$T/inv3' hosts --json | jq -e '[.hosts[] | select(.busy)] | length == 0'" ||
+	fail "a test still runs on an agent: $("$CEPHFAB" -i "$T/inv3" hosts --json)"
+assert_eq "$(sqlite3 "$T/c.db" 'pragma integrity_check')" ok "integrity after Ctrl-C"
+crun=$(sqlite3 "$T/c.db" "select max(id) from runs")
+cn=$(sqlite3 "$T/c.db" "select count(*) from cells where run = $crun and test = 'bw'")
+"$CEPHFAB" -i "$T/inv3" matrix --db "$T/c.db" --resume "$crun" --json "$T/c.json" > /dev/null 2> "$T/cr.err"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "resume after Ctrl-C: exit $rc: $(cat "$T/cr.err")"
+# Three hosts: three pairs, each cell both ways; nothing measured twice.
+assert_eq "$(sqlite3 "$T/c.db" "select count(*) from cells where run = $crun and test = 'bw'")" 3 "bandwidth cells after the resume"
+assert_eq "$(sqlite3 "$T/c.db" "select count(*) from (select src, dst from cells where run = $crun and test = 'bw' group by 1, 2 having count(*) > 1)")" 0 "bandwidth cells stored twice"
+note "Ctrl-C after $cn of 3 bandwidth cells; the resume stored the rest"
+
 # Disk full: the database on a 64 KB tmpfs (in a private mount namespace,
 # gone with the command).
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
