@@ -33,7 +33,12 @@ no_coordinator() {
 # The first attempt, killed early, with a profile: the resumes (given
 # none) judge by it, as stored with the run.
 "${MX[@]}" --profile "$TOP/configs/profiles/lab.conf" --json "$T/m.json" > /dev/null 2>&1 &
-p=$!; sleep 0.$((RANDOM % 3 + 2)); kill -9 "$p"; wait "$p" 2>/dev/null
+p=$!
+# Killed once the run is in the database (a slow, sanitized build takes a
+# while to get there), at a random point of its first cells.
+wait_until 20 sh -c "sqlite3 -cmd '.timeout 2000' '$T/m.db' 'select count(*) from runs' 2>/dev/null | grep -q '^1$'" ||
+	fail "the run was not stored"
+sleep 0.$((RANDOM % 3 + 1)); kill -9 "$p"; wait "$p" 2>/dev/null
 no_coordinator
 run=$(q "select max(id) from runs")
 [ -n "$run" ] || fail "no run was stored before the kill"
@@ -41,8 +46,10 @@ kills=1
 counts=$(q "select count(*) from cells where run = $run")
 for k in $(seq 2 10); do
 	"${MX[@]}" --resume "$run" > /dev/null 2>&1 &
-	# Early kills: a resumed run of what is left takes well under 1 s.
-	p=$!; sleep 0.0$((RANDOM % 9 + 1)); kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null
+	# Kills from 10 to 400 ms in: a resumed run of what is left takes
+	# well under 1 s, more with the sanitizers; one that ends first is
+	# fine too.
+	p=$!; sleep 0.$((RANDOM % 4))$((RANDOM % 9 + 1)); kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null
 	no_coordinator
 	kills=$((kills + 1))
 	counts+=" $(q "select count(*) from cells where run = $run")"
