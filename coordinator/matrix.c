@@ -75,6 +75,7 @@ struct mrun {
 	int nrounds;			/* entries before the sentinel */
 	int running, done, total;
 	bool interrupted;
+	bool oom;			/* planning ran out of memory */
 	double t0;
 	double load_at;			/* START time of the running load */
 	ev_signal sigint_w, sigterm_w;
@@ -159,13 +160,15 @@ stored_index(struct mrun *m)
 static int
 enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
 {
-	struct job *j;
+	struct job *j, **q;
 
 	if (!retest && stored(m, net, test, a, b))
 		return 0;	/* --resume: measured already */
 	j = calloc(1, sizeof(*j));
-	if (j == NULL)
+	if (j == NULL) {
+		m->oom = true;
 		return -1;
+	}
 	j->m = m;
 	j->net = net;
 	j->test = test;
@@ -173,9 +176,13 @@ enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
 	j->b = b;
 	j->retest = retest;
 	j->fd = -1;
-	m->queue = realloc(m->queue, (size_t)(m->nq + 1) * sizeof(*m->queue));
-	if (m->queue == NULL)
+	q = realloc(m->queue, (size_t)(m->nq + 1) * sizeof(*m->queue));
+	if (q == NULL) {
+		free(j);
+		m->oom = true;
 		return -1;
+	}
+	m->queue = q;
 	m->queue[m->nq++] = j;
 	m->total++;
 	return 0;
@@ -525,12 +532,15 @@ job_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (j->len + (size_t)n > 8 * 1024 * 1024)
 			return;
 		if (j->len + (size_t)n + 1 > j->cap) {
-			j->cap = (j->len + (size_t)n + 1) * 2;
-			j->out = realloc(j->out, j->cap);
-			if (j->out == NULL) {
-				j->len = j->cap = 0;
+			size_t cap = (j->len + (size_t)n + 1) * 2;
+			char *o = realloc(j->out, cap);
+
+			/* Out of memory: the cell's output is cut, and
+			 * fails to parse as the error it is. */
+			if (o == NULL)
 				return;
-			}
+			j->out = o;
+			j->cap = cap;
 		}
 		memcpy(j->out + j->len, buf, (size_t)n);
 		j->len += (size_t)n;
@@ -686,6 +696,21 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 			kill(m->queue[i]->pid, SIGINT);
 }
 
+/* round_close ends the round being planned at the queue's end (and
+ * keeps room for the sentinel). */
+static void
+round_close(struct mrun *m, int *nr)
+{
+	int *re = realloc(m->round_end, (size_t)(*nr + 2) * sizeof(int));
+
+	if (re == NULL) {
+		m->oom = true;
+		return;
+	}
+	m->round_end = re;
+	m->round_end[(*nr)++] = m->nq;
+}
+
 static void
 plan(struct mrun *m)
 {
@@ -707,7 +732,7 @@ plan(struct mrun *m)
 			    m->h[a]->rack);
 		rack[a] = k;
 	}
-	m->round_end = calloc((size_t)(2 * m->n + 8), sizeof(int));
+	m->round_end = NULL;
 	/* Round 0: every probe of every pair, concurrently at low rate; on
 	 * a large cluster the latency of a network is one mesh. */
 	for (net = 0; net < 2; net++) {
@@ -740,7 +765,7 @@ plan(struct mrun *m)
 			}
 		}
 	}
-	m->round_end[nr++] = m->nq;
+	round_close(m, &nr);
 	/* Then the bandwidth tournament, per network. */
 	if ((o->tests & MT_BW) && (o->modes & MM_PAIRWISE) &&
 	    sched_build(&s, m->n, rack, o->max_per_rack) == 0) {
@@ -751,9 +776,7 @@ plan(struct mrun *m)
 				for (k = 0; k < s.count[r]; k++)
 					enqueue(m, net, 0, s.round[r][k].a,
 					    s.round[r][k].b, false);
-				m->round_end = realloc(m->round_end,
-				    (size_t)(nr + 2) * sizeof(int));
-				m->round_end[nr++] = m->nq;
+				round_close(m, &nr);
 			}
 		}
 		sched_free(&s);
@@ -773,9 +796,7 @@ plan(struct mrun *m)
 						    false);
 			if (o->lat_loaded)
 				enqueue_mesh(m, net, T_LATLOAD);
-			m->round_end = realloc(m->round_end,
-			    (size_t)(nr + 2) * sizeof(int));
-			m->round_end[nr++] = m->nq;
+			round_close(m, &nr);
 		}
 		if ((o->modes & MM_FANOUT) && dst != NULL &&
 		    mload_fanout(m->n, rack, dst) == 0) {
@@ -786,14 +807,13 @@ plan(struct mrun *m)
 			/* Under one load only: the first that runs. */
 			if (o->lat_loaded && !(o->modes & MM_A2A))
 				enqueue_mesh(m, net, T_LATLOAD);
-			m->round_end = realloc(m->round_end,
-			    (size_t)(nr + 2) * sizeof(int));
-			m->round_end[nr++] = m->nq;
+			round_close(m, &nr);
 		}
 		free(dst);
 	}
-	m->round_end = realloc(m->round_end, (size_t)(nr + 2) * sizeof(int));
-	m->round_end[nr] = 1 << 30;
+	/* round_close kept room for the sentinel. */
+	if (m->round_end != NULL)
+		m->round_end[nr] = 1 << 30;
 	m->nrounds = nr;
 	free(rack);
 }
@@ -935,6 +955,13 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 	ev_signal_start(m.loop, &m.sigint_w);
 	ev_signal_start(m.loop, &m.sigterm_w);
 	plan(&m);
+	if (m.oom || m.round_end == NULL) {
+		/* Nothing has run: the stored run resumes as it is. */
+		fprintf(stderr, "cephfab: matrix run %lld: out of memory while "
+		    "planning its cells\n", (long long)m.run);
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
 	m.t0 = ev_now(m.loop);
 	pump(&m);
 	if (m.running || m.next < m.nq)
@@ -974,6 +1001,7 @@ report:
 	} else {
 		rc = matrix_report(inv, o, m.run);
 	}
+out:
 	for (i = 0; i < m.nq; i++)
 		free(m.queue[i]);
 	free(m.queue);
