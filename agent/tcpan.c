@@ -563,3 +563,27 @@ tcpan_flow_json(const struct tcpan_flow *f)
 	cJSON_AddItemToObject(o, "b_to_a", tcpan_counts_json(&f->d[1].c));
 	return o;
 }
+
+#define RING_MIN (16u << 20)
+#define RING_MAX (128u << 20)
+/* TPACKET_V3's header per frame, rounded up, and the frame that sizes a
+ * link: bulk Ceph traffic is full-size segments (GRO off the wire splits
+ * back to this on capture). */
+#define RING_FRAME_OVERHEAD 48
+#define RING_WIRE_FRAME 1538	/* 1500 + Ethernet, FCS, preamble, gap */
+
+size_t
+tcpan_ring_bytes(long speed_mbps, unsigned snaplen)
+{
+	double pps, b;
+
+	if (speed_mbps <= 0)
+		return RING_MIN;
+	pps = (double)speed_mbps * 1e6 / 8 / RING_WIRE_FRAME;
+	b = pps * (snaplen + RING_FRAME_OVERHEAD) * 0.2;
+	if (b < RING_MIN)
+		return RING_MIN;
+	if (b > RING_MAX)
+		return RING_MAX;
+	return (size_t)b;
+}

@@ -95,6 +95,14 @@ struct tcpan_flow *tcpan_packet(struct tcpan *t, double ts,
 struct tcpan_flow *tcpan_frame(struct tcpan *t, int dlt, double ts,
     const uint8_t *frame, size_t len);
 
+/* tcpan_ring_bytes: the kernel ring for a live capture feeding the
+ * analyzer, sized for the link: 200 ms of line rate in full-size frames,
+ * each costing its snaplen of headers plus the ring's per-frame overhead,
+ * between 16 MB and 128 MB (16 MB when the speed is unknown, speed_mbps
+ * <= 0, as on a veth). A reader late by a scheduling hiccup loses
+ * nothing; a 100G host does not pin gigabytes. */
+size_t tcpan_ring_bytes(long speed_mbps, unsigned snaplen);
+
 void tcpan_add(struct tcpan_counts *sum, const struct tcpan_counts *c);
 /* tcpan_counts_json: the counters as JSON (rates need a duration). */
 cJSON *tcpan_counts_json(const struct tcpan_counts *c);

@@ -19,7 +19,6 @@
 #include <pcap/pcap.h>
 
 #define WATCH_SNAPLEN 128
-#define WATCH_BUFFER (16 << 20)	/* ring: ~100 ms of 10G headers */
 #define WATCH_MAX_PEERS 1024
 
 struct peerstat {
@@ -33,6 +32,7 @@ struct watch {
 	int net;
 	char id[17];
 	double interval, duration;
+	double since;			/* wall clock when it began */
 	unsigned flows;
 	pthread_t th;
 	bool th_started;
@@ -52,6 +52,24 @@ now_real(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* link_speed: the interface's speed in Mbit/s from sysfs, or -1 when
+ * the driver does not say (veth, loopback, a link that is down). */
+static long
+link_speed(const char *ifname)
+{
+	char path[96], b[32];
+	FILE *f;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(b, sizeof(b), f) != NULL)
+		v = strtol(b, NULL, 10);
+	fclose(f);
+	return v;
 }
 
 /* net_if: the interface holding an address inside c, or -1. */
@@ -77,6 +95,19 @@ net_if(const struct netcidr *c, char *ifname, struct netaddr *addr)
 	return found;
 }
 
+/* idle: a kernel filter that takes nothing. An open handle with no
+ * filter would copy every packet of a busy storage network into its ring
+ * between watches (CPU on every packet), and the next watch would read
+ * that backlog as if it were happening now. */
+static int
+idle(pcap_t *p)
+{
+	struct bpf_insn none = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct bpf_program prog = { 1, &none };
+
+	return pcap_setfilter(p, &prog);
+}
+
 void
 watches_init(struct watches *ws, struct ev_loop *loop,
     const struct agent_config *cfg)
@@ -91,6 +122,7 @@ watches_init(struct watches *ws, struct ev_loop *loop,
 		struct wnet *w = &ws->net[k];
 		const struct netcidr *c = k ? &cfg->clusnet : &cfg->pubnet;
 		pcap_t *p;
+		size_t ring;
 
 		if (!(k ? cfg->has_clusnet : cfg->has_pubnet)) {
 			snprintf(w->error, sizeof(w->error), "no %s_network in "
@@ -109,9 +141,10 @@ watches_init(struct watches *ws, struct ev_loop *loop,
 		/* Messages name the interface from a copy: w->error and
 		 * w->ifname share a struct, which -Wrestrict dislikes. */
 		snprintf(ifn, sizeof(ifn), "%s", w->ifname);
+		ring = tcpan_ring_bytes(link_speed(ifn), WATCH_SNAPLEN);
 		p = pcap_create(ifn, eb);
 		if (p == NULL || pcap_set_snaplen(p, WATCH_SNAPLEN) != 0 ||
-		    pcap_set_buffer_size(p, WATCH_BUFFER) != 0 ||
+		    pcap_set_buffer_size(p, (int)ring) != 0 ||
 		    pcap_set_timeout(p, 100) != 0 ||
 		    pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO) <
 		    0 || pcap_activate(p) < 0) {
@@ -124,25 +157,36 @@ watches_init(struct watches *ws, struct ev_loop *loop,
 		}
 		/* Non-blocking, read after poll: a blocking read with
 		 * TPACKET_V3 waits for a first packet however long. */
-		if (pcap_setnonblock(p, 1, eb) == -1) {
+		eb[0] = '\0';
+		if (pcap_setnonblock(p, 1, eb) == -1 || idle(p) == -1) {
 			snprintf(w->error, sizeof(w->error), "capture on %s: "
-			    "%s", ifn, eb);
+			    "%s", ifn, eb[0] ? eb : pcap_geterr(p));
 			pcap_close(p);
 			continue;
 		}
 		w->pcap = p;
-		log_debug("watch: capture handle on %s for the %s network",
-		    w->ifname, k ? "cluster" : "public");
+		log_debug("watch: capture handle on %s for the %s network, "
+		    "a %zu MB ring", w->ifname, k ? "cluster" : "public",
+		    ring >> 20);
 	}
 }
+
+/* A capture thread's analyzer and the wall-clock time its watch began. */
+struct cap_ctx {
+	struct tcpan *t;
+	double since;
+};
 
 static void
 pcap_cb(u_char *arg, const struct pcap_pkthdr *h, const u_char *d)
 {
-	struct tcpan *t = (struct tcpan *)(void *)arg;
+	struct cap_ctx *x = (struct cap_ctx *)(void *)arg;
 	double ts = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e9;
 
-	tcpan_frame(t, t->dlt, ts, d, h->caplen);
+	/* Left in the ring from before this watch: not what it measures. */
+	if (ts < x->since)
+		return;
+	tcpan_frame(x->t, x->t->dlt, ts, d, h->caplen);
 }
 
 static struct peerstat *
@@ -255,6 +299,7 @@ watch_thread(void *arg)
 	struct watch *w = arg;
 	pcap_t *p = w->ws->net[w->net].pcap;
 	struct tcpan t;
+	struct cap_ctx x = { &t, w->since };
 	struct pcap_stat st0;
 	double t0 = now_real(), last = t0, end = t0 + w->duration;
 
@@ -276,7 +321,7 @@ watch_thread(void *arg)
 		double now;
 
 		if (poll(&pf, 1, 100) > 0 &&
-		    pcap_dispatch(p, 4096, pcap_cb, (u_char *)&t) < 0)
+		    pcap_dispatch(p, 4096, pcap_cb, (u_char *)&x) < 0)
 			break;
 		now = now_real();
 		if (now - last >= w->interval || now >= end) {
@@ -302,6 +347,10 @@ watch_free(struct watch *w)
 	atomic_store(&w->stop, 1);
 	if (w->th_started)
 		pthread_join(w->th, NULL);
+	if (idle(w->ws->net[w->net].pcap) == -1)
+		log_warnx("watch: cannot idle the capture on %s: %s",
+		    w->ws->net[w->net].ifname,
+		    pcap_geterr(w->ws->net[w->net].pcap));
 	ev_async_stop(w->ws->loop, &w->wake);
 	w->ws->net[w->net].busy = NULL;
 	cJSON_Delete(w->pending);
@@ -355,6 +404,7 @@ watches_message(struct watches *ws, struct conn *c, const struct frame_hdr *h,
     const cJSON *body)
 {
 	struct bpf_program prog;
+	struct timespec since;
 	const char *net, *filter, *id;
 	struct watch *w;
 	struct wnet *wn;
@@ -397,6 +447,9 @@ watches_message(struct watches *ws, struct conn *c, const struct frame_hdr *h,
 		    wn->ifname);
 		return 1;
 	}
+	/* Packets are stamped with the wall clock; nothing stamped before
+	 * the filter goes in belongs to this watch. */
+	clock_gettime(CLOCK_REALTIME, &since);
 	if (pcap_compile(wn->pcap, &prog, filter, 1,
 	    PCAP_NETMASK_UNKNOWN) == -1) {
 		watch_refuse(c, "field 'filter': %s", pcap_geterr(wn->pcap));
@@ -421,6 +474,7 @@ watches_message(struct watches *ws, struct conn *c, const struct frame_hdr *h,
 	snprintf(w->id, sizeof(w->id), "%s", id);
 	w->interval = ival;
 	w->duration = dur;
+	w->since = (double)since.tv_sec + (double)since.tv_nsec / 1e9;
 	w->flows = flows;
 	w->pending = cJSON_CreateArray();
 	pthread_mutex_init(&w->mu, NULL);

@@ -3,7 +3,8 @@
 # drops 1 % of what it receives. While a throughput test runs, h1's agent
 # sees ~50 Mbit/s to h2 with retransmissions and h2's sees them arrive;
 # the default filter (Ceph's ports) sees traffic to port 6800 and not the
-# test's; a bad BPF filter is refused with its error; an agent running as
+# test's; traffic while no watch runs is not reported by the next one; a
+# bad BPF filter is refused with its error; an agent running as
 # 'nobody' (user = in agent.conf) still captures with the handle it opened
 # as root; and the watch ends by itself at -t.
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,29 @@ PIDS+=($!)
 cf watch --net cluster --interval 1 -t 4 --json > "$T/d.jsonl" || fail "default-filter watch"
 jq -s -e '[.[] | select(.host == "h1") | .peers[].tx.bytes] | add > 1000000 and add < 3000000' \
 	"$T/d.jsonl" >/dev/null || fail "default filter: $(jq -c '[.host, [.peers[] | .tx.bytes]]' "$T/d.jsonl")"
+
+# Nothing from before a watch: Ceph-port traffic while no watch runs
+# (the last watch's filter was Ceph's ports) is not reported by the next
+# watch, which sees a quiet network. Before idle handles took nothing,
+# the ring kept that traffic and the next watch's first interval
+# reported it as current.
+H2C=$(awk '$1 == "h2" {print $3}' "$LST/hosts")
+lx h2 python3 -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 6800)); s.listen(1); s.settimeout(8)
+c, _ = s.accept()
+while c.recv(65536): pass' &
+srv=$!; PIDS+=("$srv")
+sleep 0.5
+lx h1 python3 -c '
+import socket
+c = socket.create_connection(("'"$H2C"'", 6800), timeout=5)
+c.sendall(b"x" * 2000000); c.close()' || fail "traffic before the watch"
+wait "$srv"
+cf watch --net cluster --interval 1 -t 2 --json > "$T/q.jsonl" || fail "quiet watch"
+jq -s -e '(map(.seq) | max) >= 2 and ([.[] | .peers[] | .tx.bytes + .rx.bytes] | add // 0) == 0' \
+	"$T/q.jsonl" >/dev/null || fail "a watch reported traffic from before it began: $(jq -c '[.host, .seq, [.peers[] | [.host, .tx.bytes, .rx.bytes]]]' "$T/q.jsonl")"
 
 # A bad filter: refused, named.
 cf watch --net cluster -t 1 --filter "tcp and bogus" > /dev/null 2> "$T/e"

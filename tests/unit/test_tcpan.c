@@ -127,6 +127,30 @@ test_cap(void **state)
 	tcpan_free(&t);
 }
 
+/* The capture ring follows the link: 200 ms of full-size frames' headers,
+ * within its floor and ceiling. */
+static void
+test_ring(void **state)
+{
+	size_t r10, r25;
+
+	(void)state;
+	/* Unknown speed (veth, down link) and slow links: the floor. */
+	assert_int_equal(tcpan_ring_bytes(-1, 128), 16u << 20);
+	assert_int_equal(tcpan_ring_bytes(0, 128), 16u << 20);
+	assert_int_equal(tcpan_ring_bytes(1000, 128), 16u << 20);
+	/* 10G: 812,744 frames/s x 176 bytes x 0.2 s = 28.6 MB. */
+	r10 = tcpan_ring_bytes(10000, 128);
+	assert_true(r10 > 28000000 && r10 < 29000000);
+	/* 25G: 2.5 times as much; a larger snaplen costs more. */
+	r25 = tcpan_ring_bytes(25000, 128);
+	assert_true(r25 > r10 * 24 / 10 && r25 < r10 * 26 / 10);
+	assert_true(tcpan_ring_bytes(25000, 256) > r25);
+	/* 100G and a bond of two: the ceiling. */
+	assert_int_equal(tcpan_ring_bytes(100000, 128), 128u << 20);
+	assert_int_equal(tcpan_ring_bytes(200000, 128), 128u << 20);
+}
+
 int
 main(void)
 {
@@ -134,6 +158,7 @@ main(void)
 		cmocka_unit_test(test_rtts),
 		cmocka_unit_test(test_fast_and_zero_window),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
