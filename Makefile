@@ -55,7 +55,7 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/sweep.c coordinator/cwatch.c coordinator/ceph.c \
 	coordinator/cli_ceph.c coordinator/plan.c coordinator/plan_script.c \
 	coordinator/journal.c coordinator/migrate.c coordinator/mig_gates.c \
-	coordinator/mig_watch.c \
+	coordinator/mig_watch.c coordinator/mig_probe.c \
 	coordinator/plan_net.c
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
@@ -84,6 +84,7 @@ $(BUILD)/tests/test_plan: $(BUILD)/coordinator/plan.o \
 	$(BUILD)/coordinator/inventory.o \
 	$(BUILD)/coordinator/journal.o $(BUILD)/coordinator/migrate.o \
 	$(BUILD)/coordinator/mig_gates.o $(BUILD)/coordinator/mig_watch.o \
+	$(BUILD)/coordinator/mig_probe.o \
 	$(BUILD)/coordinator/out.o
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
 	$(BUILD)/coordinator/inventory.o

@@ -524,7 +524,8 @@ int
 cmd_migrate(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_PLAN = 256, O_EXEC, O_JOURNAL, O_RESUME, O_ROLLBACK,
-	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL, O_RETR };
+	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL, O_RETR,
+	    O_PROBE };
 	static const struct option mo[] = {
 		{ "plan", required_argument, NULL, O_PLAN },
 		{ "execute", no_argument, NULL, O_EXEC },
@@ -538,6 +539,7 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 		{ "slow-ops-limit", required_argument, NULL, O_SLOW },
 		{ "poll", required_argument, NULL, O_POLL },
 		{ "retrans-limit", required_argument, NULL, O_RETR },
+		{ "probe-pool", required_argument, NULL, O_PROBE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -547,6 +549,7 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	    "[--ceph-name N]\n"
 	    "         [--inactive-limit S] [--slow-ops-limit S] [--poll S] "
 	    "[--retrans-limit PCT]\n"
+	    "         [--probe-pool POOL]\n"
 	    "  without --execute: what it would do. With it: the plan's "
 	    "steps, each\n"
 	    "  gated on the cluster's state, journaled (default "
@@ -558,7 +561,11 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	    "  -i INV          also watch the cluster network's real traffic "
 	    "while settling:\n"
 	    "                  a peer retransmitting over --retrans-limit % "
-	    "(default 2) pauses\n";
+	    "(default 2) pauses\n"
+	    "  --probe-pool P  a client writing and reading back a 4 KiB "
+	    "object in pool P\n"
+	    "                  twice a second throughout; its errors and "
+	    "longest stall are reported\n";
 	struct mig_opts o;
 	int ch, rc = EXIT_PASS;
 
@@ -601,6 +608,16 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 			if (parse_num("--retrans-limit", optarg, 0, 100,
 			    &o.retrans_limit))
 				rc = EXIT_USAGE;
+			break;
+		case O_PROBE:
+			if (optarg[0] == '\0' || optarg[0] == '-' ||
+			    strlen(optarg) > 128) {
+				fprintf(stderr, "cephfab: migrate: "
+				    "--probe-pool: a pool name, not '%s'\n",
+				    optarg);
+				rc = EXIT_USAGE;
+			} else
+				o.probe_pool = optarg;
 			break;
 		case 'h': fputs(use, stdout); return EXIT_PASS;
 		default: rc = EXIT_USAGE; break;

@@ -8,6 +8,7 @@
 #define CF_MIG_INT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -53,6 +54,10 @@ struct mig {
 	int watch_lines;
 	double watch_max_pct;
 	char watch_max_pair[160];
+	/* The client probe (mig_probe.c, with --probe-pool): its child and
+	 * the file it logs each operation to. */
+	int probe_pid;
+	char probe_path[64];
 };
 
 double mig_mono(void);
@@ -83,5 +88,17 @@ void mig_watch_stop(struct mig *g);
  * *max_pct is raised to the line's highest percentage. Pure. */
 int mig_watch_judge(const char *line, double limit, double min_segments,
     double *max_pct, char *why, size_t wl);
+
+/* mig_probe_start forks the client probe when the run executes and has a
+ * pool to probe; mig_probe_stop ends it, prints what it saw and adds it to
+ * doc as "client" (when doc is not NULL). */
+void mig_probe_start(struct mig *g);
+void mig_probe_stop(struct mig *g, cJSON *doc);
+/* mig_probe_summary reads a probe's log: lines "OP ok|err|bad MS". */
+struct mig_probe {
+	int ops, errors, mismatches;
+	double longest_ms;
+};
+int mig_probe_summary(FILE *f, struct mig_probe *p);
 
 #endif

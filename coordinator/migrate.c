@@ -527,6 +527,7 @@ mig_run(const struct mig_opts *o)
 		*g.base = *g.cur;
 	}
 	report = cJSON_CreateArray();
+	mig_probe_start(&g);
 	r = run_steps(&g, report);
 	if (r == G_ERROR) {
 		fprintf(stderr, "cephfab: migrate: %s\n", g.err);
@@ -543,6 +544,7 @@ mig_run(const struct mig_opts *o)
 		    round(g.max_unclean * 10) / 10);
 		cJSON_AddItemToObject(doc, "steps", report);
 		report = NULL;
+		mig_probe_stop(&g, doc);
 		e = ev_new("end", 0);
 		cJSON_AddItemToObject(e, "report", cJSON_Duplicate(doc, 1));
 		if (jadd(&g, e) == -1) {
@@ -557,6 +559,8 @@ mig_run(const struct mig_opts *o)
 			    phase, mig_mono() - t0, g.max_unclean);
 		cJSON_Delete(doc);
 	}
+	/* Paused or failed: what the client saw so far, all the same. */
+	mig_probe_stop(&g, NULL);
 	cJSON_Delete(report);
 out:
 	journal_close(&g.jn);

@@ -34,6 +34,9 @@ struct mig_opts {
 	const char *inventory, *key;
 	double retrans_limit;		/* percent (2) */
 	double retrans_min;		/* segments (1000) */
+	/* A client probe writing and reading objects in this pool while it
+	 * runs (NULL: none). */
+	const char *probe_pool;
 };
 
 /* mig_run: EXIT_PASS when the (dry) run completed, EXIT_PROBLEMS when

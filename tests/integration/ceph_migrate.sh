@@ -99,10 +99,18 @@ kill -9 "$MIG"
 wait "$MIG" 2>/dev/null
 assert_eq "$(osd_nets)" "198.20.0.12 198.19.0.13 198.19.0.14" "addresses after the kill"
 t0=$(date +%s)
-# With the inventory: the real cluster traffic watched while settling.
+# With the inventory: the real cluster traffic watched while settling;
+# and migrate's own client probe in the pool the test's client writes to.
 hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" migrate --plan "$T/fwd.json" --execute --resume \
-	"${CO[@]}" "${RESTART[@]}" > "$T/m2.txt" 2>&1
+	"${CO[@]}" "${RESTART[@]}" --probe-pool rbd > "$T/m2.txt" 2>&1
 assert_eq "$?" 0 "resumed migrate ($(tail -3 "$T/m2.txt"))"
+grep -Eq "^client probe on pool rbd: [1-9][0-9]* operations, 0 errors \(0 reads with other bytes than written\), longest stall [0-9.]+ s$" "$T/m2.txt" ||
+	fail "client probe: $(grep -i probe "$T/m2.txt")"
+note "$(grep '^client probe' "$T/m2.txt")"
+# The probe removed its objects and left no process.
+hx timeout 30 rados -c "$CONF" -n client.admin -p rbd ls | grep -q "^cephfab-probe-" &&
+	fail "probe objects left: $(hx timeout 30 rados -c "$CONF" -n client.admin -p rbd ls | grep cephfab-probe)"
+pgrep -f -- "migrate --plan $T/fwd.json" > /dev/null && fail "a probe (a child of migrate) is left: $(pgrep -af -- "migrate --plan $T/fwd.json")"
 grep -q "cluster network while settling: [1-9][0-9]* samples" "$T/m2.txt" ||
 	fail "no watch samples while settling: $(grep -A1 settle "$T/m2.txt" | head -6)"
 note "$(grep -m1 "cluster network while settling" "$T/m2.txt" | sed 's/^ *//')"

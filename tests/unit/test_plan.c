@@ -473,6 +473,37 @@ test_script(void **state)
 	cJSON_Delete(p);
 }
 
+/* The client probe's log: operations, errors (failed and mismatched),
+ * the longest one; a damaged log is refused, not half-read. */
+static void
+test_probe_summary(void **state)
+{
+	struct mig_probe p;
+	FILE *f = tmpfile();
+
+	(void)state;
+	assert_non_null(f);
+	fputs("put ok 41.5\nget ok 30.0\nput ok 17250.2\nget bad 35.0\n"
+	    "put err 60000.0\nput ok 40.1\n", f);
+	rewind(f);
+	assert_int_equal(mig_probe_summary(f, &p), 0);
+	assert_int_equal(p.ops, 6);
+	assert_int_equal(p.errors, 2);
+	assert_int_equal(p.mismatches, 1);
+	assert_true(p.longest_ms == 60000.0);
+	fclose(f);
+	f = tmpfile();
+	fputs("put ok 41.5\nput ok garbage\n", f);
+	rewind(f);
+	assert_int_equal(mig_probe_summary(f, &p), -1);
+	fclose(f);
+	/* Empty: nothing ran, nothing to report but zeros. */
+	f = tmpfile();
+	assert_int_equal(mig_probe_summary(f, &p), 0);
+	assert_int_equal(p.ops, 0);
+	fclose(f);
+}
+
 int
 main(void)
 {
@@ -484,6 +515,7 @@ main(void)
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_restart_argv),
 		cmocka_unit_test(test_watch_judge),
+		cmocka_unit_test(test_probe_summary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
