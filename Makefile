@@ -66,7 +66,7 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tstat test_tmsg test_hist \
 	test_mtusearch test_rounds test_findings test_mload test_nlfacts \
-	test_topo test_ceph test_tcpan test_plan
+	test_topo test_ceph test_tcpan test_plan test_child
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.

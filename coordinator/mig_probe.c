@@ -69,7 +69,7 @@ rados(const struct mig_opts *o, const char *op, const char *obj,
 	if (file)
 		argv[k++] = file;
 	argv[k] = NULL;
-	rc = child_run(argv, timeout, 0, &out, &len, 1 << 20, err);
+	rc = child_run(argv, timeout, 0, &out, &len, 4096, err);
 	free(out);
 	return rc == 0 ? 0 : -1;
 }

@@ -71,11 +71,15 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
 			continue;
 		if (n + 65536 + 1 > cap) {
+			/* Room for one more read past max: what tells a
+			 * child that printed too much from one that did not. */
+			size_t lim = max + 65536 + 1;
 			size_t nc = cap ? cap * 2 : 131072;
 			char *nb;
 
-			if (nc > max + 65536 + 1 || (nb = realloc(buf, nc)) ==
-			    NULL) {
+			if (nc > lim)
+				nc = lim;
+			if (nc <= cap || (nb = realloc(buf, nc)) == NULL) {
 				full = 1;
 				break;
 			}
@@ -111,7 +115,10 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 		free(buf);
 		return -1;
 	}
-	if (buf)
+	if (n == 0) {
+		free(buf);	/* nothing printed: NULL, as child.h says */
+		buf = NULL;
+	} else
 		buf[n] = '\0';
 	*out = buf;
 	if (len)
