@@ -49,7 +49,7 @@ COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coord
 	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
 	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
 	coordinator/probecmd.c coordinator/rounds.c coordinator/findings.c \
-	coordinator/store.c coordinator/matrix.c coordinator/mreport.c \
+	coordinator/store.c coordinator/matrix.c coordinator/mjob.c coordinator/mreport.c \
 	coordinator/mrender.c \
 	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
 	coordinator/sweep.c coordinator/cwatch.c coordinator/ceph.c \

@@ -1,5 +1,6 @@
 /* matrix: schedule and run the cells of an all-pairs test, see matrix.h. */
 #include "matrix.h"
+#include "matrix_int.h"
 #include "log.h"
 #include "mesh.h"
 #include "mload.h"
@@ -27,69 +28,6 @@
  * 8 Ceph's heartbeat matrix (one job). */
 static const char *test_names[] = { "bw", "lat", "mtu", "ports", "a2a",
     "fanout", "lat_load", "facts", "heartbeats" };
-#define NTESTS 9
-#define T_BW 0
-#define T_A2A 4
-#define T_FANOUT 5
-#define T_LATLOAD 6
-#define T_FACTS 7
-#define T_CEPHHB 8
-
-/* is_tput: a throughput cell, which a round runs all at once. */
-static bool
-is_tput(int test)
-{
-	return test == T_BW || test == T_A2A || test == T_FANOUT;
-}
-
-struct job {
-	struct mrun *m;
-	int net, test;			/* test: index into test_names */
-	int a, b;
-	bool retest;
-	bool mesh;			/* the whole network's latency at once */
-	bool whole;			/* one job for all hosts (mesh, facts):
-					   the child stores its cells */
-	pid_t pid;
-	int fd;
-	ev_io rw;
-	ev_child cw;
-	char *out;
-	size_t len, cap;
-	bool eof, exited;
-	int status;
-};
-
-struct mrun {
-	struct ev_loop *loop;
-	const struct matrix_opts *o;
-	struct inventory *inv;
-	struct inv_host **h;
-	int n;
-	struct store st;
-	int64_t run;
-	cJSON *stored;			/* cells already in the DB */
-	struct job **queue;		/* probe jobs, then rounds */
-	int nq, next;			/* next job to start */
-	int *round_end;			/* jobs of round r end at this index */
-	int nrounds;			/* entries before the sentinel */
-	int running, done, total;
-	bool interrupted;
-	bool oom;			/* planning ran out of memory */
-	double t0;
-	double load_at;			/* START time of the running load */
-	ev_signal sigint_w, sigterm_w;
-	unsigned char *mtu_bad;		/* [net][a][b]: a black hole */
-	bool mtu_known;
-	unsigned char *stored_idx;	/* [net][test][a][b]: in the DB */
-};
-
-static const char *
-net_name(int net)
-{
-	return net ? "cluster" : "public";
-}
-
 static bool stored_scan(struct mrun *m, int net, int test, int a, int b);
 
 /* stored: is this cell in the DB already (--resume)? */
@@ -205,133 +143,6 @@ enqueue_mesh(struct mrun *m, int net, int test)
 			}
 }
 
-/* job_argv: the child command of a cell. */
-static void
-job_argv(struct job *j, char **argv, char bufs[8][32])
-{
-	const struct matrix_opts *o = j->m->o;
-	int k = 0;
-
-	argv[k++] = "cephfab";
-	argv[k++] = "-i";
-	argv[k++] = (char *)o->inventory;
-	if (o->key) {
-		argv[k++] = "-k";
-		argv[k++] = (char *)o->key;
-	}
-	snprintf(bufs[0], 32, "%.1f", o->timeout);
-	argv[k++] = "-t";
-	argv[k++] = bufs[0];
-	if (j->test == T_CEPHHB) {
-		argv[k++] = "ceph-heartbeats";
-		argv[k++] = "--ceph-conf";
-		argv[k++] = (char *)o->ceph_conf;
-		if (o->ceph_name) {
-			argv[k++] = "--ceph-name";
-			argv[k++] = (char *)o->ceph_name;
-		}
-		argv[k++] = "--json";
-		argv[k] = NULL;
-		return;
-	}
-	if (j->test == T_FACTS) {
-		snprintf(bufs[3], 32, "%lld", (long long)j->m->run);
-		argv[k++] = "hosts";
-		argv[k++] = "--facts";
-		argv[k++] = "--db";
-		argv[k++] = (char *)o->db;
-		argv[k++] = "--run";
-		argv[k++] = bufs[3];
-		argv[k] = NULL;
-		return;
-	}
-	if (j->mesh) {
-		int n = j->m->n;
-
-		/* Many hosts: fewer probes to each, so that the mesh takes
-		 * seconds (256 hosts at 1000/s: 2.6 s of probing). */
-		snprintf(bufs[1], 32, "%d", n > 64 ? 10 : 20);
-		snprintf(bufs[2], 32, "%u", o->lat_rate ? o->lat_rate : 1000);
-		argv[k++] = "mesh";
-		argv[k++] = "--net";
-		argv[k++] = (char *)net_name(j->net);
-		argv[k++] = "--json";
-		argv[k++] = "--count";
-		argv[k++] = bufs[1];
-		argv[k++] = "--rate";
-		argv[k++] = bufs[2];
-		snprintf(bufs[3], 32, "%lld", (long long)j->m->run);
-		argv[k++] = "--db";
-		argv[k++] = (char *)o->db;
-		argv[k++] = "--run";
-		argv[k++] = bufs[3];
-		if (j->test == T_LATLOAD) {
-			/* Under the load: once its flows are running. */
-			snprintf(bufs[4], 32, "%.3f", j->m->load_at + 1);
-			argv[k++] = "--test";
-			argv[k++] = "lat_load";
-			argv[k++] = "--start-at";
-			argv[k++] = bufs[4];
-		}
-		argv[k] = NULL;
-		return;
-	}
-	argv[k++] = (char *)(is_tput(j->test) ? "pair" : j->test == 1 ?
-	    "latency" : j->test == 2 ? "mtu" : "ports");
-	argv[k++] = j->m->h[j->a]->name;
-	argv[k++] = j->m->h[j->b]->name;
-	argv[k++] = "--net";
-	argv[k++] = (char *)net_name(j->net);
-	argv[k++] = "--json";
-	switch (j->test) {
-	case 0:
-		snprintf(bufs[1], 32, "%u", o->streams);
-		snprintf(bufs[2], 32, "%.1f", o->secs);
-		argv[k++] = "--bidir";
-		argv[k++] = "-P";
-		argv[k++] = bufs[1];
-		argv[k++] = "-t";
-		argv[k++] = bufs[2];
-		break;
-	case T_A2A:
-	case T_FANOUT:
-		/* One direction per cell; every cell of the load shares the
-		 * agents and starts at the same time. */
-		snprintf(bufs[1], 32, "%u", o->streams);
-		snprintf(bufs[2], 32, "%.1f", o->secs);
-		snprintf(bufs[4], 32, "%.3f", j->m->load_at);
-		argv[k++] = "-P";
-		argv[k++] = bufs[1];
-		argv[k++] = "-t";
-		argv[k++] = bufs[2];
-		argv[k++] = "--shared";
-		argv[k++] = "--start-at";
-		argv[k++] = bufs[4];
-		break;
-	case 1:
-		/* Low rate: probes run while other cells do. */
-		argv[k++] = "--size";
-		argv[k++] = "64,2000";
-		argv[k++] = "--count";
-		argv[k++] = "200";
-		argv[k++] = "--rate";
-		argv[k++] = "500";
-		break;
-	case 3:
-		if (o->prof.nports) {
-			char *p = bufs[3];
-			int i, off = 0;
-
-			for (i = 0; i < o->prof.nports && off < 28; i++)
-				off += snprintf(p + off, (size_t)(32 - off),
-				    "%s%u", i ? "," : "", o->prof.ports[i]);
-			argv[k++] = "--ports";
-			argv[k++] = p;
-		}
-		break;
-	}
-	argv[k] = NULL;
-}
 
 static void job_start(struct mrun *m, struct job *j);
 static void pump(struct mrun *m);
@@ -592,7 +403,7 @@ job_start(struct mrun *m, struct job *j)
 		pump(m);
 		return;
 	}
-	job_argv(j, argv, bufs);
+	mjob_argv(j, argv, bufs);
 	if (pipe2(p, O_CLOEXEC) == -1) {
 		j->status = 3 << 8;
 		j->exited = j->eof = true;

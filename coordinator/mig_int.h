@@ -82,6 +82,9 @@ int mig_gate(struct mig *g, const cJSON *gate, int n);
 void mig_watch_start(struct mig *g, double secs);
 int mig_watch_poll(struct mig *g);
 void mig_watch_stop(struct mig *g);
+/* mig_reap ends a child of ours: SIGTERM, up to grace seconds for it to
+ * exit, then SIGKILL; it is waited for either way. */
+void mig_reap(int pid, double grace);
 /* mig_watch_judge: one line of 'watch --json'; 1 with the worst pair in
  * why when a peer's retransmissions exceed limit percent of at least
  * min_segments segments, 0 otherwise, -1 when it is not such a line.

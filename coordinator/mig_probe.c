@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,22 +229,12 @@ mig_probe_stop(struct mig *g, cJSON *doc)
 {
 	struct mig_probe p;
 	FILE *f;
-	int st, i;
 
 	if (g->probe_pid <= 0)
 		return;
-	kill(g->probe_pid, SIGTERM);
 	/* It finishes the operation in flight and removes its objects;
 	 * a cluster that does not answer gets 15 s. */
-	for (i = 0; i < 150; i++) {
-		if (waitpid(g->probe_pid, &st, WNOHANG) == g->probe_pid)
-			break;
-		usleep(100000);
-	}
-	if (i == 150) {
-		kill(g->probe_pid, SIGKILL);
-		waitpid(g->probe_pid, &st, 0);
-	}
+	mig_reap(g->probe_pid, 15);
 	g->probe_pid = 0;
 	f = fopen(g->probe_path, "re");
 	if (f == NULL || mig_probe_summary(f, &p) == -1) {

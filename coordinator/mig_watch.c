@@ -159,10 +159,25 @@ mig_watch_poll(struct mig *g)
 }
 
 void
+mig_reap(int pid, double grace)
+{
+	int st, i, n = (int)(grace * 10);
+
+	/* Ours, by PID: TERM, then KILL if it lingers. */
+	kill(pid, SIGTERM);
+	for (i = 0; i < n; i++) {
+		if (waitpid(pid, &st, WNOHANG) != 0)
+			return;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+void
 mig_watch_stop(struct mig *g)
 {
 	char why[sizeof(g->why)], hint[sizeof(g->hint)];
-	int st, i;
 
 	if (g->watch_pid <= 0)
 		return;
@@ -173,17 +188,7 @@ mig_watch_stop(struct mig *g)
 	mig_watch_poll(g);
 	memcpy(g->why, why, sizeof(why));
 	memcpy(g->hint, hint, sizeof(hint));
-	/* Ours, by PID: TERM, then KILL if it lingers. */
-	kill(g->watch_pid, SIGTERM);
-	for (i = 0; i < 50; i++) {
-		if (waitpid(g->watch_pid, &st, WNOHANG) != 0)
-			break;
-		usleep(100000);
-	}
-	if (i == 50) {
-		kill(g->watch_pid, SIGKILL);
-		waitpid(g->watch_pid, &st, 0);
-	}
+	mig_reap(g->watch_pid, 5);
 	g->watch_pid = 0;
 	unlink(g->watch_path);
 }
