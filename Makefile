@@ -24,7 +24,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Werror -Wno-format-truncation
 OPT ?= -O2 -g
 CFLAGS ?=
-ALL_CFLAGS = $(OPT) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -DCF_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = $(OPT) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -Icoordinator -Iagent -DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
 LDLIBS := $(shell pkg-config --libs $(PKG_LIBS)) $(EV_LIBS) -lm -lpthread
 ifneq ($(SAN),)
@@ -37,59 +37,45 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 all:
 
-PROTO_SRC := proto/log.c proto/pj.c proto/msg.c proto/frame.c proto/auth.c \
-	proto/netaddr.c proto/conn.c proto/ini.c \
-	proto/tstat.c proto/tmsg.c proto/units.c proto/hist.c \
-	proto/mtusearch.c proto/child.c
-AGENT_SRC := agent/main.c agent/agent.c agent/config.c agent/ifaddrs.c \
-	agent/engine.c agent/limits.c agent/stream.c agent/probe.c agent/probe_io.c \
-	agent/probe_mesh.c agent/route.c agent/nlfacts.c agent/facts.c \
-	agent/spread.c agent/tcpan.c agent/capture.c agent/watch.c
-COORD_SRC := coordinator/main.c coordinator/cli.c coordinator/cli_matrix.c coordinator/inventory.c \
-	coordinator/hosts.c coordinator/out.c coordinator/sess.c \
-	coordinator/pair.c coordinator/tput_out.c coordinator/pex.c \
-	coordinator/probecmd.c coordinator/rounds.c coordinator/findings.c \
-	coordinator/store.c coordinator/matrix.c coordinator/mjob.c coordinator/mreport.c \
-	coordinator/mrender.c \
-	coordinator/compare.c coordinator/mload.c coordinator/mesh.c coordinator/topo.c \
-	coordinator/sweep.c coordinator/cwatch.c coordinator/ceph.c \
-	coordinator/cli_ceph.c coordinator/plan.c coordinator/plan_script.c \
-	coordinator/journal.c coordinator/migrate.c coordinator/mig_gates.c \
-	coordinator/mig_watch.c coordinator/mig_probe.c \
-	coordinator/plan_net.c
+# A folder per subsystem (docs/architecture.md): every .c of a program's
+# folders is part of it, so a new file needs no line here.
+UTIL_SRC := $(sort $(wildcard util/*.c))
+PROTO_SRC := $(sort $(wildcard proto/*.c)) $(UTIL_SRC)
+AGENT_SRC := $(sort $(wildcard agent/*.c agent/*/*.c))
+COORD_SRC := $(sort $(wildcard coordinator/*.c coordinator/*/*.c))
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
 COORD_OBJ := $(COORD_SRC:%.c=$(BUILD)/%.o)
 LIBPROTO := $(BUILD)/libcephfab-proto.a
 
-UNIT_TESTS := test_pj test_frame test_auth test_netaddr test_inventory \
-	test_conn test_config test_tstat test_tmsg test_hist \
-	test_mtusearch test_rounds test_findings test_mload test_nlfacts \
-	test_topo test_ceph test_tcpan test_plan test_child
+UNIT_TESTS := test_json test_frame test_auth test_netaddr test_inventory \
+	test_conn test_config test_tputstat test_tputreq test_histogram \
+	test_mtusearch test_sched test_findings test_matrix_load test_netlink \
+	test_topology test_ceph test_analyzer test_plan test_child
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
-$(BUILD)/tests/test_inventory: $(BUILD)/coordinator/inventory.o
+$(BUILD)/tests/test_inventory: $(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
-$(BUILD)/tests/test_rounds: $(BUILD)/coordinator/rounds.o
-$(BUILD)/tests/test_findings: $(BUILD)/coordinator/findings.o
-$(BUILD)/tests/test_nlfacts: $(BUILD)/agent/nlfacts.o \
-	$(BUILD)/coordinator/topo.o
-$(BUILD)/tests/test_topo: $(BUILD)/coordinator/topo.o \
-	$(BUILD)/coordinator/inventory.o
-$(BUILD)/tests/test_tcpan: $(BUILD)/agent/tcpan.o
-$(BUILD)/tests/test_plan: $(BUILD)/coordinator/plan.o \
-	$(BUILD)/coordinator/plan_script.o $(BUILD)/coordinator/ceph.o \
-	$(BUILD)/coordinator/inventory.o \
-	$(BUILD)/coordinator/journal.o $(BUILD)/coordinator/migrate.o \
-	$(BUILD)/coordinator/mig_gates.o $(BUILD)/coordinator/mig_watch.o \
-	$(BUILD)/coordinator/mig_probe.o \
-	$(BUILD)/coordinator/out.o
-$(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph.o \
-	$(BUILD)/coordinator/inventory.o
-$(BUILD)/tests/test_mload: $(BUILD)/coordinator/mload.o \
-	$(BUILD)/coordinator/findings.o
+$(BUILD)/tests/test_sched: $(BUILD)/coordinator/matrix/sched.o
+$(BUILD)/tests/test_findings: $(BUILD)/coordinator/verdict/findings.o
+$(BUILD)/tests/test_netlink: $(BUILD)/agent/facts/netlink.o \
+	$(BUILD)/coordinator/facts/topology.o
+$(BUILD)/tests/test_topology: $(BUILD)/coordinator/facts/topology.o \
+	$(BUILD)/coordinator/core/inventory.o
+$(BUILD)/tests/test_analyzer: $(BUILD)/agent/capture/analyzer.o
+$(BUILD)/tests/test_plan: $(BUILD)/coordinator/migrate/plan.o \
+	$(BUILD)/coordinator/migrate/plan_script.o $(BUILD)/coordinator/ceph/ceph.o \
+	$(BUILD)/coordinator/core/inventory.o \
+	$(BUILD)/coordinator/migrate/journal.o $(BUILD)/coordinator/migrate/migrate.o \
+	$(BUILD)/coordinator/migrate/migrate_gates.o $(BUILD)/coordinator/migrate/migrate_settle.o \
+	$(BUILD)/coordinator/migrate/migrate_probe.o \
+	$(BUILD)/coordinator/core/out.o
+$(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph/ceph.o \
+	$(BUILD)/coordinator/core/inventory.o
+$(BUILD)/tests/test_matrix_load: $(BUILD)/coordinator/matrix/matrix_load.o \
+	$(BUILD)/coordinator/verdict/findings.o
 
 .PHONY: all deps check unit unit-asan unit-asan-build integration fuzz valgrind \
 	fuzz-build demo install clean
@@ -115,7 +101,7 @@ $(BUILD)/cephfab: $(COORD_OBJ) $(LIBPROTO)
 
 $(BUILD)/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Icoordinator -Iagent -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LIBPROTO)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBPROTO) $(CMOCKA_LIBS) \
@@ -134,10 +120,10 @@ unit-asan: unit-asan-build
 		tests/run_unit.sh $(UNIT_TESTS:%=build/asan/tests/%)
 
 deps:
-	@tests/deps.sh install
+	@scripts/deps.sh install
 
 check:
-	@tests/deps.sh check || tests/deps.sh install
+	@scripts/deps.sh check || scripts/deps.sh install
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@UNIT_TESTS="$(UNIT_TESTS)" FUZZ_HARNESSES="$(FUZZ_HARNESSES)" \
 		tests/check.sh
@@ -146,18 +132,18 @@ integration: all
 	@tests/run_integration.sh
 
 # libFuzzer harnesses need clang.
-FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config fuzz_tcpan fuzz_ceph \
-	fuzz_topo fuzz_profile fuzz_bodies
+FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config fuzz_analyzer fuzz_ceph \
+	fuzz_topology fuzz_profile fuzz_bodies
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
-	-Iinclude -iquote coordinator -iquote agent \
+	-Iinclude -Icoordinator -Iagent \
 	-DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
-FUZZ_EXTRA := coordinator/inventory.c agent/config.c agent/tcpan.c \
-	coordinator/ceph.c coordinator/topo.c coordinator/findings.c \
-	agent/probe.c agent/probe_io.c agent/probe_mesh.c agent/route.c \
-	agent/limits.c tests/fuzz/stubs.c
+FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer.c \
+	coordinator/ceph/ceph.c coordinator/facts/topology.c coordinator/verdict/findings.c \
+	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_mesh.c agent/probes/route.c \
+	agent/engine/engine_limits.c tests/fuzz/stubs.c
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_EXTRA) \
@@ -177,9 +163,9 @@ fuzz: fuzz-build
 	@FUZZ_RUNS=$(FUZZ_RUNS) tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 demo:
-	@tests/deps.sh check 2>/dev/null || tests/deps.sh install
+	@scripts/deps.sh check 2>/dev/null || scripts/deps.sh install
 	@$(MAKE) --no-print-directory all >/dev/null
-	@tests/demo.sh
+	@scripts/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \

@@ -1,6 +1,6 @@
 /* agent: listener, sessions and STATUS, see agent.h. */
 #include "agent.h"
-#include "ifaddrs.h"
+#include "facts/ifaddrs.h"
 #include "log.h"
 #include "msg.h"
 

@@ -15,10 +15,10 @@
 #include "auth.h"
 #include "config.h"
 #include "conn.h"
-#include "engine.h"
-#include "facts.h"
-#include "watch.h"
-#include "probe.h"
+#include "engine/engine.h"
+#include "facts/facts.h"
+#include "capture/watch.h"
+#include "probes/probe.h"
 
 struct agent_peer {
 	TAILQ_ENTRY(agent_peer) entry;

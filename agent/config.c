@@ -1,7 +1,7 @@
 /* config: agent.conf parser, see config.h. */
 #include "config.h"
 #include "ini.h"
-#include "pj.h"
+#include "json.h"
 #include "units.h"
 
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #include <openssl/crypto.h>
 
 #include "agent.h"
-#include "capture.h"
+#include "capture/capture.h"
 #include "config.h"
 #include "log.h"
 #include "msg.h"

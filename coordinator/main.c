@@ -14,18 +14,18 @@
 #include <openssl/crypto.h>
 
 #include "auth.h"
-#include "cli.h"
-#include "hosts.h"
-#include "tput.h"
-#include "probecmd.h"
-#include "matrix.h"
-#include "store.h"
+#include "cli/cli.h"
+#include "facts/hosts.h"
+#include "probes/pair.h"
+#include "probes/probe_cmd.h"
+#include "matrix/matrix.h"
+#include "store/store.h"
 #include "units.h"
-#include "inventory.h"
+#include "core/inventory.h"
 #include "log.h"
 #include "msg.h"
-#include "out.h"
-#include "pj.h"
+#include "core/out.h"
+#include "json.h"
 
 
 

@@ -24,7 +24,7 @@
 #include "auth.h"
 #include "frame.h"
 #include "netaddr.h"
-#include "pj.h"
+#include "json.h"
 
 enum conn_role { CONN_CLIENT, CONN_SERVER };
 

@@ -24,7 +24,7 @@ enum msg_type {
 	MSG_STATUS = 3,		/* request (no REPLY flag) and reply */
 	MSG_ERROR = 4,		/* code + message, usually followed by close */
 	MSG_BYE = 5,		/* orderly close */
-	/* Throughput tests (tmsg.h): requests get a REPLY of their type,
+	/* Throughput tests (tputreq.h): requests get a REPLY of their type,
 	 * with "error" and "code" when refused. */
 	MSG_TEST_LISTEN = 6,	/* open a data listener; reply: port */
 	MSG_TEST_CONNECT = 7,	/* connect data streams; reply when ready */

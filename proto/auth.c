@@ -1,6 +1,6 @@
 /* auth: key files and handshake proofs, see include/auth.h. */
 #include "auth.h"
-#include "pj.h"
+#include "json.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -361,7 +361,7 @@ conn_check_proof(struct conn *c, const cJSON *body, enum auth_label label,
 	uint8_t got[FRAME_KEY_LEN], want[FRAME_KEY_LEN];
 	const uint8_t *nc, *ns;
 
-	if (pj_get_hex(body, "proof", got, sizeof(got), err) == -1)
+	if (json_get_hex(body, "proof", got, sizeof(got), err) == -1)
 		return -1;
 	nc = c->role == CONN_CLIENT ? c->nonce_local : c->nonce_peer;
 	ns = c->role == CONN_CLIENT ? c->nonce_peer : c->nonce_local;
@@ -406,9 +406,9 @@ conn_peer_error(struct conn *c, const cJSON *body)
 	const char *code = "?", *msg = "";
 	enum conn_reason r = CONN_R_PEER_ERROR;
 
-	if (pj_get_str(body, "code", 1, 64, &code, err) == -1)
+	if (json_get_str(body, "code", 1, 64, &code, err) == -1)
 		code = "?";
-	if (pj_opt_str(body, "message", 0, 1024, "", &msg, err) == -1)
+	if (json_opt_str(body, "message", 0, 1024, "", &msg, err) == -1)
 		msg = "";
 	if (strcmp(code, MSG_ERR_VERSION) == 0)
 		r = CONN_R_VERSION;
@@ -431,7 +431,7 @@ conn_on_hello(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 	const char *role, *want_role, *code;
 	uint32_t proto;
 
-	if (pj_get_u32(body, "proto", 0, 255, &proto, err) == -1) {
+	if (json_get_u32(body, "proto", 0, 255, &proto, err) == -1) {
 		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "HELLO: %s", err);
 		return;
 	}
@@ -445,12 +445,12 @@ conn_on_hello(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 		return;
 	}
 	want_role = c->role == CONN_SERVER ? "coordinator" : "agent";
-	if (pj_get_str(body, "role", 1, 32, &role, err) == -1 ||
-	    pj_get_strcpy(body, "version", 1, c->peer_version,
+	if (json_get_str(body, "role", 1, 32, &role, err) == -1 ||
+	    json_get_strcpy(body, "version", 1, c->peer_version,
 	    sizeof(c->peer_version), err) == -1 ||
-	    pj_get_strcpy(body, "host", 0, c->peer_host,
+	    json_get_strcpy(body, "host", 0, c->peer_host,
 	    sizeof(c->peer_host), err) == -1 ||
-	    pj_get_hex(body, "nonce", c->nonce_peer, AUTH_NONCE_LEN,
+	    json_get_hex(body, "nonce", c->nonce_peer, AUTH_NONCE_LEN,
 	    err) == -1) {
 		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "HELLO: %s", err);
 		return;

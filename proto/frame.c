@@ -1,7 +1,7 @@
 /* frame: encode and incrementally decode control frames, see frame.h. */
 #include "frame.h"
 #include "msg.h"
-#include "pj.h"
+#include "json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_int.h"
-#include "tmsg.h"
+#include "probes/probe_int.h"
+#include "tputreq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,8 +35,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		free(p.mt);
 	}
-	tmsg_decode(j, false, &sp, err);
-	tmsg_decode(j, true, &sp, err);
+	tputreq_decode(j, false, &sp, err);
+	tputreq_decode(j, true, &sp, err);
 	cJSON_Delete(j);
 	return 0;
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "pj.h"
+#include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include "auth.h"
 #include "frame.h"
 #include "msg.h"
-#include "pj.h"
+#include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,12 +25,12 @@ bodies(const struct frame_rx *rx)
 
 	if (j == NULL)
 		return;
-	(void)pj_get_u32(j, "proto", 0, 255, &u, err);
-	(void)pj_get_str(j, "role", 1, 32, &s, err);
-	(void)pj_get_strcpy(j, "version", 1, buf, sizeof(buf), err);
-	(void)pj_get_hex(j, "nonce", nonce, sizeof(nonce), err);
-	(void)pj_get_hex(j, "proof", nonce, sizeof(nonce), err);
-	(void)pj_opt_str(j, "message", 0, 1024, "", &s, err);
+	(void)json_get_u32(j, "proto", 0, 255, &u, err);
+	(void)json_get_str(j, "role", 1, 32, &s, err);
+	(void)json_get_strcpy(j, "version", 1, buf, sizeof(buf), err);
+	(void)json_get_hex(j, "nonce", nonce, sizeof(nonce), err);
+	(void)json_get_hex(j, "proof", nonce, sizeof(nonce), err);
+	(void)json_opt_str(j, "message", 0, 1024, "", &s, err);
 	cJSON_Delete(j);
 }
 

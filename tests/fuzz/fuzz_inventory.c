@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "inventory.h"
-#include "pj.h"
+#include "core/inventory.h"
+#include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "findings.h"
-#include "pj.h"
-#include "tmsg.h"
+#include "verdict/verdict.h"
+#include "json.h"
+#include "tputreq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,8 +22,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    err) == -1 && strncmp(err, "fuzz.conf", 9) != 0)
 		__builtin_trap();	/* errors name the file */
 	if ((j = cJSON_ParseWithLength((const char *)data, size)) != NULL) {
-		tmsg_decode(j, false, &sp, err);
-		tmsg_decode(j, true, &sp, err);
+		tputreq_decode(j, false, &sp, err);
+		tputreq_decode(j, true, &sp, err);
 		cJSON_Delete(j);
 	}
 	return 0;

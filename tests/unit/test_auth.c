@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "auth.h"
-#include "pj.h"
+#include "json.h"
 
 static char tmpdir[64];
 

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "ceph.h"
-#include "pj.h"
+#include "ceph/ceph.h"
+#include "json.h"
 
 #define G "tests/golden/ceph/"
 

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "child.h"
-#include "pj.h"
+#include "json.h"
 
 static void
 test_small_cap(void **state)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "pj.h"
+#include "json.h"
 
 static int
 parse(const char *text, struct agent_config *cfg, char *err)

@@ -354,7 +354,7 @@ raw_handshake(int fd, uint8_t c2s[FRAME_KEY_LEN], uint8_t s2c[FRAME_KEY_LEN])
 	assert_int_equal(raw_recv(fd, &rx), 1);
 	assert_int_equal(rx.h.type, MSG_HELLO);
 	j = cJSON_Parse((char *)rx.body);
-	assert_int_equal(pj_get_hex(j, "nonce", ns, sizeof(ns), err), 0);
+	assert_int_equal(json_get_hex(j, "nonce", ns, sizeof(ns), err), 0);
 	cJSON_Delete(j);
 	frame_rx_free(&rx);
 	auth_derive(&key_a, AUTH_PROOF_CLIENT, nc, ns, proof);

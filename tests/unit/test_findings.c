@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "findings.h"
-#include "pj.h"
+#include "verdict/verdict.h"
+#include "json.h"
 
 #define N 6
 static const char *const names[N] = { "h1", "h2", "h3", "h4", "h5", "h6" };

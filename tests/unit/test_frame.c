@@ -10,7 +10,7 @@
 
 #include "frame.h"
 #include "msg.h"
-#include "pj.h"
+#include "json.h"
 
 static const uint8_t key1[FRAME_KEY_LEN] = { 1, 2, 3 };
 static const uint8_t key2[FRAME_KEY_LEN] = { 9, 9, 9 };

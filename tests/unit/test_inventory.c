@@ -15,8 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "inventory.h"
-#include "pj.h"
+#include "core/inventory.h"
+#include "json.h"
 
 #define GOLDEN_DIR "tests/golden/inventory"
 

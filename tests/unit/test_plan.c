@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "journal.h"
-#include "mig_int.h"
-#include "migrate.h"
-#include "plan.h"
-#include "pj.h"
+#include "migrate/journal.h"
+#include "migrate/migrate_int.h"
+#include "migrate/migrate.h"
+#include "migrate/plan.h"
+#include "json.h"
 
 #define G "tests/golden/ceph/"
 
@@ -364,7 +364,7 @@ test_restart_argv(void **state)
 	const char *argv[8];
 
 	(void)state;
-	assert_int_equal(mig_restart_argv("ssh {host}  systemctl restart "
+	assert_int_equal(migrate_restart_argv("ssh {host}  systemctl restart "
 	    "ceph-osd@{osd}", 12, "osd-host-3", buf, sizeof(buf), argv, 8,
 	    err), 0);
 	assert_string_equal(argv[0], "ssh");
@@ -373,13 +373,13 @@ test_restart_argv(void **state)
 	assert_string_equal(argv[4], "ceph-osd@12");
 	assert_null(argv[5]);
 	/* Too many words, too long, empty: refused, not truncated. */
-	assert_int_equal(mig_restart_argv("a b c d e f g h i", 1, "h", buf,
+	assert_int_equal(migrate_restart_argv("a b c d e f g h i", 1, "h", buf,
 	    sizeof(buf), argv, 8, err), -1);
-	assert_int_equal(mig_restart_argv("{host}{host}{host}", 1,
+	assert_int_equal(migrate_restart_argv("{host}{host}{host}", 1,
 	    "a-rather-long-host-name-that-is-long-enough-to-overflow-"
 	    "a-rather-long-host-name-that-is-long-enough-to-overflow", buf,
 	    128, argv, 8, err), -1);
-	assert_int_equal(mig_restart_argv("   ", 1, "h", buf, sizeof(buf),
+	assert_int_equal(migrate_restart_argv("   ", 1, "h", buf, sizeof(buf),
 	    argv, 8, err), -1);
 }
 
@@ -393,23 +393,23 @@ test_watch_judge(void **state)
 	double max = 0;
 
 	(void)state;
-	assert_int_equal(mig_watch_judge("{\"host\": \"h2\", \"seq\": 3, "
+	assert_int_equal(migrate_watch_judge("{\"host\": \"h2\", \"seq\": 3, "
 	    "\"peers\": [{\"host\": \"h3\", \"tx\": {\"segments\": 5000, "
 	    "\"retrans_pct\": 0.4}}, {\"host\": \"h4\", \"tx\": "
 	    "{\"segments\": 20, \"retrans_pct\": 50}}]}", 2, 1000, &max, why,
 	    sizeof(why)), 0);
 	assert_true(max > 0.39 && max < 0.41);
 	assert_string_equal(why, "h2 -> h3 0.40 % of 5000 segments");
-	assert_int_equal(mig_watch_judge("{\"host\": \"h3\", \"peers\": "
+	assert_int_equal(migrate_watch_judge("{\"host\": \"h3\", \"peers\": "
 	    "[{\"host\": \"h2\", \"tx\": {\"segments\": 8000, "
 	    "\"retrans_pct\": 3.5}}]}", 2, 1000, &max, why, sizeof(why)), 1);
 	assert_string_equal(why, "h3 -> h2 3.50 % of 8000 segments");
-	assert_int_equal(mig_watch_judge("{\"error\": \"h4: no capture\"}", 2,
+	assert_int_equal(migrate_watch_judge("{\"error\": \"h4: no capture\"}", 2,
 	    1000, &max, why, sizeof(why)), -1);
-	assert_int_equal(mig_watch_judge("not json", 2, 1000, &max, why,
+	assert_int_equal(migrate_watch_judge("not json", 2, 1000, &max, why,
 	    sizeof(why)), -1);
 	/* A malformed figure is skipped, not trusted. */
-	assert_int_equal(mig_watch_judge("{\"host\": \"h3\", \"peers\": "
+	assert_int_equal(migrate_watch_judge("{\"host\": \"h3\", \"peers\": "
 	    "[{\"host\": \"h2\", \"tx\": {\"segments\": 8000, "
 	    "\"retrans_pct\": 300}}]}", 2, 1000, &max, why, sizeof(why)), 0);
 }
@@ -478,7 +478,7 @@ test_script(void **state)
 static void
 test_probe_summary(void **state)
 {
-	struct mig_probe p;
+	struct migrate_probe p;
 	FILE *f = tmpfile();
 
 	(void)state;
@@ -486,7 +486,7 @@ test_probe_summary(void **state)
 	fputs("put ok 41.5\nget ok 30.0\nput ok 17250.2\nget bad 35.0\n"
 	    "put err 60000.0\nput ok 40.1\n", f);
 	rewind(f);
-	assert_int_equal(mig_probe_summary(f, &p), 0);
+	assert_int_equal(migrate_probe_summary(f, &p), 0);
 	assert_int_equal(p.ops, 6);
 	assert_int_equal(p.errors, 2);
 	assert_int_equal(p.mismatches, 1);
@@ -495,11 +495,11 @@ test_probe_summary(void **state)
 	f = tmpfile();
 	fputs("put ok 41.5\nput ok garbage\n", f);
 	rewind(f);
-	assert_int_equal(mig_probe_summary(f, &p), -1);
+	assert_int_equal(migrate_probe_summary(f, &p), -1);
 	fclose(f);
 	/* Empty: nothing ran, nothing to report but zeros. */
 	f = tmpfile();
-	assert_int_equal(mig_probe_summary(f, &p), 0);
+	assert_int_equal(migrate_probe_summary(f, &p), 0);
 	assert_int_equal(p.ops, 0);
 	fclose(f);
 }

@@ -1,0 +1,747 @@
+/*
+ * probe_io: the threads of probes. Responders echo (latency) or
+ * acknowledge (MTU) what the token admits; runners measure and build a
+ * JSON result. Every loop checks the stop flag and its deadline at least
+ * every 200 ms.
+ */
+#include "probes/probe_int.h"
+#include "histogram.h"
+#include "log.h"
+#include "mtusearch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <linux/net_tstamp.h>
+
+#define PROBE_MAGIC 0x43465031u	/* "CFP1" */
+
+double
+probe_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+uint64_t
+probe_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+timeo(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+void
+probe_hdr_put(uint8_t *b, const struct probe *p, uint32_t flags,
+    uint64_t seq)
+{
+	uint32_t m = htonl(PROBE_MAGIC), f = htonl(flags);
+	uint32_t hi = htonl((uint32_t)(seq >> 32)), lo = htonl((uint32_t)seq);
+
+	memcpy(b, &m, 4);
+	memcpy(b + 4, &f, 4);
+	memcpy(b + 8, &hi, 4);
+	memcpy(b + 12, &lo, 4);
+	memcpy(b + 16, p->token, 8);
+}
+
+int
+probe_hdr_get(const uint8_t *b, size_t n, const struct probe *p,
+    uint32_t *flags, uint64_t *seq)
+{
+	uint32_t m, f, hi, lo;
+
+	if (n < PROBE_UDP_HDR)
+		return -1;
+	memcpy(&m, b, 4);
+	memcpy(&f, b + 4, 4);
+	memcpy(&hi, b + 8, 4);
+	memcpy(&lo, b + 12, 4);
+	if (ntohl(m) != PROBE_MAGIC || memcmp(b + 16, p->token, 8) != 0)
+		return -1;
+	*flags = ntohl(f);
+	*seq = (uint64_t)ntohl(hi) << 32 | ntohl(lo);
+	return 0;
+}
+
+static bool
+stopped(struct probe *p, double end)
+{
+	return atomic_load(&p->stop) || probe_now() > end;
+}
+
+static void
+finished(struct probe *p)
+{
+	ev_async_send(p->ps->loop, &p->done);
+}
+
+/* --- responders ------------------------------------------------------ */
+
+void *
+probe_udp_echo(void *arg)
+{
+	struct probe *p = arg;
+	double end = probe_now() + p->duration;
+	uint8_t *buf = malloc(65536);
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	uint32_t flags;
+	uint64_t seq;
+	ssize_t n;
+
+	timeo(p->fd, 200);
+	while (buf && !stopped(p, end)) {
+		sl = sizeof(ss);
+		n = recvfrom(p->fd, buf, 65536, 0, (struct sockaddr *)&ss, &sl);
+		if (n < 0 || probe_hdr_get(buf, (size_t)n, p, &flags, &seq) == -1)
+			continue;	/* strangers are ignored */
+		sendto(p->fd, buf, flags & PROBE_F_ACK ? PROBE_UDP_HDR :
+		    (size_t)n, 0, (struct sockaddr *)&ss, sl);
+	}
+	free(buf);
+	finished(p);
+	return NULL;
+}
+
+static int
+read_full(int fd, uint8_t *b, size_t n, struct probe *p, double end)
+{
+	size_t off = 0;
+	ssize_t r;
+
+	while (off < n) {
+		if (stopped(p, end))
+			return -1;
+		r = recv(fd, b + off, n - off, 0);
+		if (r == 0)
+			return -1;
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)r;
+	}
+	return 0;
+}
+
+static int
+write_full(int fd, const uint8_t *b, size_t n)
+{
+	size_t off = 0;
+	ssize_t r;
+
+	while (off < n) {
+		r = send(fd, b + off, n - off, MSG_NOSIGNAL);
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)r;
+	}
+	return 0;
+}
+
+/* TCP echo: each connection first presents the token (48 bytes: 8 of
+ * magic, 32 of token, 8 reserved), then sends messages of
+ * [u32 length][u32 seq][payload] that come back whole. */
+void *
+probe_tcp_echo(void *arg)
+{
+	struct probe *p = arg;
+	double end = probe_now() + p->duration;
+	uint8_t *buf = malloc(65536 + 8), hdr[48];
+	struct pollfd pf = { p->fd, POLLIN, 0 };
+	int c, one = 1;
+
+	while (buf && !stopped(p, end)) {
+		if (poll(&pf, 1, 200) <= 0)
+			continue;
+		c = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c == -1)
+			continue;
+		timeo(c, 200);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (read_full(c, hdr, sizeof(hdr), p, probe_now() + 2) == -1 ||
+		    memcmp(hdr, "CFPROBE1", 8) != 0 ||
+		    memcmp(hdr + 8, p->token, PROBE_TOKEN_LEN) != 0) {
+			close(c);
+			continue;
+		}
+		for (;;) {
+			uint32_t len;
+
+			if (read_full(c, buf, 8, p, end) == -1)
+				break;
+			memcpy(&len, buf, 4);
+			len = ntohl(len);
+			if (len < 8 || len > 65536 + 8 ||
+			    read_full(c, buf + 8, len - 8, p, end) == -1 ||
+			    write_full(c, buf, len) == -1)
+				break;
+		}
+		close(c);
+	}
+	free(buf);
+	finished(p);
+	return NULL;
+}
+
+/* --- runners --------------------------------------------------------- */
+
+int
+probe_runner_socket(struct probe *p, int type, char *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd = socket(p->local.family, type | SOCK_CLOEXEC, 0);
+
+	if (fd == -1) {
+		snprintf(err, CF_ERRLEN, "socket: %s", strerror(errno));
+		return -1;
+	}
+	sl = netaddr_sockaddr(&p->local, 0, &ss);
+	if (bind(fd, (struct sockaddr *)&ss, sl) == -1) {
+		snprintf(err, CF_ERRLEN, "bind: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+runner_connect(struct probe *p, int fd, uint16_t port, char *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = netaddr_sockaddr(&p->dst, port, &ss);
+
+	if (connect(fd, (struct sockaddr *)&ss, sl) == -1) {
+		snprintf(err, CF_ERRLEN, "connect: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* add_route: which way the kernel sends to the peer, from our address,
+ * and which interface holds our address on the other Ceph network. */
+static void
+add_route(struct probe *p, cJSON *res)
+{
+	struct route_info r, o;
+	char err[CF_ERRLEN];
+	cJSON *j;
+
+	if (route_get(&p->local, &p->dst, &r, err) == -1) {
+		cJSON_AddStringToObject(res, "route_error", err);
+		return;
+	}
+	j = route_json(&r);
+	if (p->other.family && route_get(&p->other, &p->dst, &o, err) == 0)
+		cJSON_AddStringToObject(j, "other_if", o.local_if);
+	cJSON_AddItemToObject(res, "route", j);
+}
+
+static void
+pace(struct probe *p, uint64_t start, uint64_t i)
+{
+	uint64_t at;
+	struct timespec ts;
+
+	if (p->rate == 0)
+		return;
+	at = start + i * 1000000000ull / p->rate;
+	if (at <= probe_now_ns())
+		return;
+	ts.tv_sec = (time_t)(at / 1000000000ull);
+	ts.tv_nsec = (long)(at % 1000000000ull);
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* ts_from_cmsg reads an SCM_TIMESTAMPING message: raw hardware (the
+ * NIC's clock) when the NIC stamped it, else software. 0 when absent. */
+static uint64_t
+ts_from_cmsg(struct msghdr *mh, bool *hw, uint64_t *sw)
+{
+	struct cmsghdr *cm;
+
+	*sw = 0;
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPING) {
+			struct timespec ts[3];
+
+			memcpy(ts, CMSG_DATA(cm), sizeof(ts));
+			*sw = (uint64_t)ts[0].tv_sec * 1000000000ull +
+			    (uint64_t)ts[0].tv_nsec;
+			if (ts[2].tv_sec || ts[2].tv_nsec) {
+				*hw = true;
+				return (uint64_t)ts[2].tv_sec * 1000000000ull +
+				    (uint64_t)ts[2].tv_nsec;
+			}
+			*hw = false;
+			return *sw;
+		}
+	}
+	return 0;
+}
+
+/* tx_stamp drains the error queue for the send timestamp of the datagram
+ * just answered (one in flight, so the newest is ours). */
+static uint64_t
+tx_stamp(int fd, bool *hw)
+{
+	char cbuf[256], data[64];
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr mh;
+	uint64_t t = 0, sw;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		uint64_t x;
+
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			break;
+		if ((x = ts_from_cmsg(&mh, hw, &sw)) != 0)
+			t = x;
+	}
+	return t;
+}
+
+/* latency_udp: one datagram in flight. SO_TIMESTAMPING's send and
+ * receive stamps (the NIC's where it offers them, else the kernel's) give
+ * the network's share of each round trip apart from our own scheduling;
+ * the receive stamp against our wake-up is that scheduling delay. */
+static cJSON *
+latency_udp(struct probe *p, int fd, uint32_t size, double end,
+    uint64_t *seq)
+{
+	struct hist *h = malloc(sizeof(*h)), *hd = malloc(sizeof(*hd));
+	struct hist *hn = malloc(sizeof(*hn));
+	bool any_hw = false;
+	uint8_t *buf = calloc(1, size), *rb = malloc(65536);
+	char cbuf[256];
+	uint64_t i, lost = 0, start = probe_now_ns(), rseq, t0, t1, sent = 0;
+	unsigned streak = 0;
+	uint32_t flags;
+	cJSON *o;
+
+	if (!h || !hd || !hn || !buf || !rb) {
+		free(h); free(hd); free(hn); free(buf); free(rb);
+		return NULL;
+	}
+	histogram_init(h);
+	histogram_init(hd);
+	histogram_init(hn);
+	timeo(fd, (int)p->timeout_ms);
+	for (i = 0; i < p->count && !stopped(p, end); i++) {
+		struct iovec iov = { rb, 65536 };
+
+		/* Five timeouts in a row: the path is down for this size;
+		 * count the rest as lost instead of waiting for each. */
+		if (streak >= 5) {
+			lost += p->count - i;
+			sent += p->count - i;
+			break;
+		}
+		struct msghdr mh;
+		ssize_t n;
+
+		pace(p, start, i);
+		probe_hdr_put(buf, p, 0, ++*seq);
+		t0 = probe_now_ns();
+		if (send(fd, buf, size, 0) != (ssize_t)size) {
+			lost++;
+			continue;
+		}
+		sent++;
+		for (;;) {
+			memset(&mh, 0, sizeof(mh));
+			mh.msg_iov = &iov;
+			mh.msg_iovlen = 1;
+			mh.msg_control = cbuf;
+			mh.msg_controllen = sizeof(cbuf);
+			n = recvmsg(fd, &mh, 0);
+			if (n < 0) {
+				lost++;	/* timed out: counted, not waited on */
+				streak++;
+				break;
+			}
+			if (probe_hdr_get(rb, (size_t)n, p, &flags, &rseq) == -1 ||
+			    rseq != *seq)
+				continue;	/* a late answer to an old one */
+			t1 = probe_now_ns();
+			streak = 0;
+			histogram_add(h, t1 - t0);
+			{
+				bool rhw = false, thw = false;
+				uint64_t rsw, rx = ts_from_cmsg(&mh, &rhw, &rsw);
+				uint64_t tx = tx_stamp(fd, &thw), u = real_ns();
+
+				if (rsw && u >= rsw)
+					histogram_add(hd, u - rsw);
+				/* Both stamps from one clock, or none. */
+				if (rx && tx && rhw == thw && rx >= tx) {
+					histogram_add(hn, rx - tx);
+					any_hw |= rhw;
+				}
+			}
+			break;
+		}
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "size", size);
+	cJSON_AddNumberToObject(o, "sent", (double)sent);
+	cJSON_AddNumberToObject(o, "lost", (double)lost);
+	cJSON_AddItemToObject(o, "rtt", histogram_json(h));
+	if (hd->n) {
+		/* Time from the kernel's receive to our read: host
+		 * scheduling, not network. */
+		cJSON *d = cJSON_AddObjectToObject(o, "rx_wakeup");
+
+		cJSON_AddNumberToObject(d, "p50_us",
+		    (double)histogram_pct(hd, 50) / 1e3);
+		cJSON_AddNumberToObject(d, "p99_us",
+		    (double)histogram_pct(hd, 99) / 1e3);
+		cJSON_AddNumberToObject(d, "mean_us", histogram_mean(hd) / 1e3);
+	}
+	if (hn->n) {
+		cJSON *nr = histogram_json(hn);
+
+		/* The buckets are in "rtt"; here the summary is enough. */
+		cJSON_DeleteItemFromObject(nr, "buckets");
+		cJSON_AddStringToObject(nr, "timestamps", any_hw ? "hardware" :
+		    "software");
+		cJSON_AddItemToObject(o, "network_rtt", nr);
+	}
+	free(h); free(hd); free(hn); free(buf); free(rb);
+	return o;
+}
+
+static cJSON *
+latency_tcp(struct probe *p, int fd, uint32_t size, double end)
+{
+	struct hist *h = malloc(sizeof(*h));
+	uint8_t *buf = calloc(1, size), *rb = malloc(size);
+	uint64_t i, start = probe_now_ns(), t0;
+	uint32_t v;
+	int bad = 0;
+	cJSON *o;
+
+	if (!h || !buf || !rb) {
+		free(h); free(buf); free(rb);
+		return NULL;
+	}
+	histogram_init(h);
+	for (i = 0; i < p->count && !stopped(p, end); i++) {
+		pace(p, start, i);
+		v = htonl(size);
+		memcpy(buf, &v, 4);
+		v = htonl((uint32_t)i);
+		memcpy(buf + 4, &v, 4);
+		t0 = probe_now_ns();
+		if (write_full(fd, buf, size) == -1 ||
+		    read_full(fd, rb, size, p, end) == -1 ||
+		    memcmp(rb + 4, buf + 4, 4) != 0) {
+			bad = 1;
+			break;
+		}
+		histogram_add(h, probe_now_ns() - t0);
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "size", size);
+	cJSON_AddNumberToObject(o, "sent", (double)h->n + bad);
+	cJSON_AddNumberToObject(o, "lost", 0);
+	if (bad)
+		cJSON_AddStringToObject(o, "error", "connection broke");
+	cJSON_AddItemToObject(o, "rtt", histogram_json(h));
+	free(h); free(buf); free(rb);
+	return o;
+}
+
+void *
+probe_run_latency(void *arg)
+{
+	struct probe *p = arg;
+	double end = probe_now() + p->duration;
+	cJSON *res = cJSON_CreateObject(), *arr;
+	char err[CF_ERRLEN];
+	uint64_t seq = 0;
+	int fd, i, one = 1;
+
+	add_route(p, res);
+	arr = cJSON_AddArrayToObject(res, "sizes");
+	fd = probe_runner_socket(p, p->udp ? SOCK_DGRAM : SOCK_STREAM, err);
+	if (fd == -1)
+		goto fail;
+	if (p->udp) {
+		int tsf = SOF_TIMESTAMPING_TX_SOFTWARE |
+		    SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+		    SOF_TIMESTAMPING_TX_HARDWARE |
+		    SOF_TIMESTAMPING_RX_HARDWARE |
+		    SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_OPT_TSONLY;
+
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &tsf, sizeof(tsf));
+	}
+	else
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	timeo(fd, p->udp ? (int)p->timeout_ms : 1000);
+	if (runner_connect(p, fd, p->port, err) == -1)
+		goto fail;
+	if (!p->udp) {
+		uint8_t hdr[48] = "CFPROBE1";
+
+		memcpy(hdr + 8, p->token, PROBE_TOKEN_LEN);
+		if (write_full(fd, hdr, sizeof(hdr)) == -1) {
+			snprintf(err, CF_ERRLEN, "token: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	for (i = 0; i < p->nsizes && !stopped(p, end); i++) {
+		cJSON *o = p->udp ? latency_udp(p, fd, p->sizes[i], end, &seq) :
+		    latency_tcp(p, fd, p->sizes[i], end);
+
+		if (o)
+			cJSON_AddItemToArray(arr, o);
+	}
+	close(fd);
+	p->result = res;
+	finished(p);
+	return NULL;
+fail:
+	if (fd != -1)
+		close(fd);
+	cJSON_AddStringToObject(res, "error", err);
+	p->result = res;
+	finished(p);
+	return NULL;
+}
+
+/* mtu_try: does a DF datagram of 'size' IP bytes reach the responder?
+ * Three tries, each waiting timeout_ms for the header-only answer. */
+static int
+mtu_try(struct probe *p, int fd, uint32_t size, uint64_t *seq)
+{
+	uint32_t payload = size - (p->dst.family == AF_INET ? 28 : 48);
+	uint8_t *buf = calloc(1, payload < PROBE_UDP_HDR ? PROBE_UDP_HDR :
+	    payload), rb[256];
+	uint32_t flags;
+	uint64_t rseq;
+	int t, ok = 0;
+
+	if (buf == NULL)
+		return 0;
+	for (t = 0; t < 3 && !ok && !atomic_load(&p->stop); t++) {
+		probe_hdr_put(buf, p, PROBE_F_ACK, ++*seq);
+		if (send(fd, buf, payload, 0) != (ssize_t)payload) {
+			/* EMSGSIZE: larger than our own MTU. */
+			break;
+		}
+		for (;;) {
+			ssize_t n = recv(fd, rb, sizeof(rb), 0);
+
+			if (n < 0)
+				break;
+			if (probe_hdr_get(rb, (size_t)n, p, &flags, &rseq) == 0 &&
+			    rseq == *seq) {
+				ok = 1;
+				break;
+			}
+		}
+	}
+	free(buf);
+	return ok;
+}
+
+struct mtu_ctx {
+	struct probe *p;
+	int fd;
+	uint64_t *seq;
+	cJSON *tried;
+};
+
+static int
+mtu_try_cb(void *arg, uint32_t size)
+{
+	struct mtu_ctx *m = arg;
+	int ok = mtu_try(m->p, m->fd, size, m->seq);
+	cJSON *t = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(t, cJSON_CreateNumber(size));
+	cJSON_AddItemToArray(t, cJSON_CreateBool(ok));
+	cJSON_AddItemToArray(m->tried, t);
+	return ok;
+}
+
+void *
+probe_run_mtu(void *arg)
+{
+	struct probe *p = arg;
+	cJSON *res = cJSON_CreateObject(), *tried;
+	char err[CF_ERRLEN];
+	int fd, val = IP_PMTUDISC_PROBE, mtu = 0;
+	socklen_t ml = sizeof(mtu);
+	uint32_t lo, configured;
+	uint64_t seq = 0;
+
+	add_route(p, res);
+	fd = probe_runner_socket(p, SOCK_DGRAM, err);
+	if (fd == -1 || runner_connect(p, fd, p->port, err) == -1)
+		goto fail;
+	/* DF set, and the kernel's cached path MTU ignored: we find out. */
+	if (p->dst.family == AF_INET)
+		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &val, sizeof(val));
+	else
+		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &val,
+		    sizeof(val));
+	if (getsockopt(fd, p->dst.family == AF_INET ? IPPROTO_IP :
+	    IPPROTO_IPV6, p->dst.family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
+	    &ml) == -1 || mtu < 68)
+		mtu = 1500;
+	configured = (uint32_t)mtu;
+	if (p->max_size && p->max_size < configured)
+		configured = p->max_size;
+	timeo(fd, (int)p->timeout_ms);
+	cJSON_AddNumberToObject(res, "configured", mtu);
+	tried = cJSON_AddArrayToObject(res, "tried");
+	if (!mtu_try(p, fd, 576, &seq)) {
+		cJSON_AddNumberToObject(res, "path", 0);
+		cJSON_AddStringToObject(res, "error", "not even 576-byte "
+		    "datagrams get through");
+		close(fd);
+		p->result = res;
+		finished(p);
+		return NULL;
+	}
+	{
+		struct mtu_ctx mc = { p, fd, &seq, tried };
+		unsigned n;
+
+		lo = mtu_search(576, configured, mtu_try_cb, &mc, &n);
+		cJSON_AddNumberToObject(res, "probes", n);
+	}
+	cJSON_AddNumberToObject(res, "path", lo);
+	close(fd);
+	p->result = res;
+	finished(p);
+	return NULL;
+fail:
+	if (fd != -1)
+		close(fd);
+	cJSON_AddStringToObject(res, "error", err);
+	p->result = res;
+	finished(p);
+	return NULL;
+}
+
+/* probe_run_ports connects to every port at once and classifies each as
+ * open, refused (RST) or filtered (no answer within the timeout). */
+void *
+probe_run_ports(void *arg)
+{
+	struct probe *p = arg;
+	cJSON *res = cJSON_CreateObject(), *arr;
+	struct pollfd pf[PROBE_MAX_PORTS];
+	const char *state[PROBE_MAX_PORTS];
+	char err[CF_ERRLEN];
+	double end;
+	int i, left = 0;
+
+	add_route(p, res);
+	arr = cJSON_AddArrayToObject(res, "ports");
+	for (i = 0; i < p->nports; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = netaddr_sockaddr(&p->dst, p->ports[i], &ss);
+		int fd = probe_runner_socket(p, SOCK_STREAM | SOCK_NONBLOCK, err);
+
+		pf[i].fd = fd;
+		pf[i].events = POLLOUT;
+		state[i] = fd == -1 ? "error" : NULL;
+		if (fd == -1)
+			continue;
+		if (connect(fd, (struct sockaddr *)&ss, sl) == 0)
+			state[i] = "open";
+		else if (errno == ECONNREFUSED)
+			state[i] = "refused";
+		else if (errno != EINPROGRESS)
+			state[i] = "error";
+		else
+			left++;
+	}
+	end = probe_now() + p->timeout_ms / 1000.0;
+	while (left > 0 && !atomic_load(&p->stop) && probe_now() < end) {
+		struct pollfd q[PROBE_MAX_PORTS];
+		int map[PROBE_MAX_PORTS], nq = 0, k;
+
+		for (i = 0; i < p->nports; i++)
+			if (state[i] == NULL) {
+				q[nq] = pf[i];
+				map[nq++] = i;
+			}
+		if (poll(q, (nfds_t)nq, 100) <= 0)
+			continue;
+		for (k = 0; k < nq; k++) {
+			int e = 0;
+			socklen_t el = sizeof(e);
+
+			if (q[k].revents == 0)
+				continue;
+			getsockopt(q[k].fd, SOL_SOCKET, SO_ERROR, &e, &el);
+			i = map[k];
+			state[i] = e == 0 ? "open" : e == ECONNREFUSED ?
+			    "refused" : "error";
+			left--;
+		}
+	}
+	for (i = 0; i < p->nports; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "port", p->ports[i]);
+		/* No answer in time: a DROP rule somewhere. */
+		cJSON_AddStringToObject(o, "state", state[i] ? state[i] :
+		    "filtered");
+		cJSON_AddItemToArray(arr, o);
+		if (pf[i].fd != -1)
+			close(pf[i].fd);
+	}
+	p->result = res;
+	finished(p);
+	return NULL;
+}

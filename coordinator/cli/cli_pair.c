@@ -1,0 +1,551 @@
+/* cli: per-command argument parsing, see cli.h. */
+#include "cli/cli.h"
+#include "auth.h"
+#include "log.h"
+#include "matrix/matrix.h"
+#include "msg.h"
+#include "core/out.h"
+#include "json.h"
+#include "probes/probe_cmd.h"
+#include "report/compare.h"
+#include "store/store.h"
+#include "probes/sweep.h"
+#include "probes/pair.h"
+#include "units.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+int
+load_inventory(const struct gopts *g, struct inventory *inv)
+{
+	char err[CF_ERRLEN];
+
+	if (g->inventory == NULL) {
+		fprintf(stderr, "cephfab: no inventory: give -i FILE\n");
+		return -1;
+	}
+	if (inventory_load(g->inventory, inv, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+key_path(const struct gopts *g, const struct inventory *inv)
+{
+	if (g->key)
+		return g->key;
+	if (inv->key_path[0])
+		return inv->key_path;
+	return KEY_DEFAULT;
+}
+
+static void
+pair_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV pair A B [--net public|cluster] [-P N] "
+	    "[-t SECS] [-R | --bidir]\n"
+	    "         [-l LEN] [--rate RATE] [--sport-base PORT "
+	    "[--sport-stride S]] [--udp]\n"
+	    "         [--interval SECS] [-w WINDOW] [--zerocopy] "
+	    "[--skip-rx-copy] [--bind-dev IF] [--json]\n"
+	    "  --net N          network to test (default: cluster when both "
+	    "hosts have one)\n"
+	    "  -P, --parallel N streams (default 1)\n"
+	    "  -t, --time S     seconds of sending (default 10)\n"
+	    "  -R, --reverse    B sends to A\n"
+	    "  --bidir          both ways at once, N streams each\n"
+	    "  -l, --len LEN    bytes per write (TCP, default 128K) or "
+	    "datagram (UDP, default 1400)\n"
+	    "  --rate RATE      pace each stream (bits/s: 500M, 2G); UDP "
+	    "default 1M\n"
+	    "  --sport-base P   stream i uses source port P + i * S "
+	    "(--sport-stride, default 1)\n"
+	    "  --udp            UDP at --rate: loss, duplicates, reordering, "
+	    "jitter\n"
+	    "  --interval S     seconds between reports (default 1)\n"
+	    "  -w, --window W   socket buffer size (SO_SNDBUF/SO_RCVBUF)\n"
+	    "  -Z, --zerocopy   MSG_ZEROCOPY sends where the kernel allows\n"
+	    "  --skip-rx-copy   receive with MSG_TRUNC (no copy to user "
+	    "space)\n"
+	    "  --bind-dev IF    force A's streams onto interface IF\n"
+	    "  --sport-sweep K  K one-stream tests from source ports "
+	    "--sport-base.. (40000),\n"
+	    "                   each mapped to the path it used (-t per "
+	    "stream, default 1)\n"
+	    "  --shared         may run beside other shared tests on the same "
+	    "agents\n"
+	    "  --start-at T     send START at wall-clock time T (seconds since "
+	    "the epoch)\n");
+}
+
+int
+parse_num(const char *opt, const char *v, double min, double max,
+    double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (*v == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+		fprintf(stderr, "cephfab: pair: %s: '%s' is not a number in "
+		    "[%g, %g]\n", opt, v, min, max);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+int
+cmd_pair(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL,
+	    O_SKIP, O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
+	static const struct option popts[] = {
+		{ "sport-sweep", required_argument, NULL, O_SWEEP },
+		{ "shared", no_argument, NULL, O_SHARED },
+		{ "start-at", required_argument, NULL, O_STARTAT },
+		{ "net", required_argument, NULL, O_NET },
+		{ "parallel", required_argument, NULL, 'P' },
+		{ "time", required_argument, NULL, 't' },
+		{ "reverse", no_argument, NULL, 'R' },
+		{ "bidir", no_argument, NULL, O_BIDIR },
+		{ "len", required_argument, NULL, 'l' },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "sport-base", required_argument, NULL, O_SPB },
+		{ "sport-stride", required_argument, NULL, O_SPS },
+		{ "udp", no_argument, NULL, O_UDP },
+		{ "interval", required_argument, NULL, O_IVAL },
+		{ "window", required_argument, NULL, 'w' },
+		{ "zerocopy", no_argument, NULL, 'Z' },
+		{ "skip-rx-copy", no_argument, NULL, O_SKIP },
+		{ "bind-dev", required_argument, NULL, O_DEV },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pair_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	const char *net = NULL;
+	uint64_t u;
+	double d;
+	int ch, rc, have_len = 0, have_stride = 0, sweep = 0, have_t = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.streams = 1;
+	o.duration = 10;
+	o.interval = 1;
+	o.json = g->json;
+	/* 0, not 1: glibc re-initialises getopt, dropping the '+' (stop at
+	 * the first operand) mode main() used, so options may follow A B. */
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "P:t:Rl:w:Zjh", popts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case O_NET: net = optarg; break;
+		case 'P':
+			if (parse_num("-P", optarg, 1, TPUTREQ_MAX_STREAMS, &d))
+				return EXIT_USAGE;
+			o.streams = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
+				return EXIT_USAGE;
+			have_t = 1;
+			break;
+		case 'R': o.reverse = true; break;
+		case O_BIDIR: o.bidir = true; break;
+		case 'l':
+			if (units_size(optarg, &u) == -1 || u < 1 ||
+			    u > 16 * 1024 * 1024) {
+				fprintf(stderr, "cephfab: pair: -l: '%s' is "
+				    "not a size in [1, 16M]\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.len = (uint32_t)u;
+			have_len = 1;
+			break;
+		case O_RATE:
+			if (units_rate(optarg, &o.rate) == -1 || o.rate == 0) {
+				fprintf(stderr, "cephfab: pair: --rate: '%s' "
+				    "is not a rate like 500M or 2G\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_SPB:
+			if (parse_num("--sport-base", optarg, 1024, 65535, &d))
+				return EXIT_USAGE;
+			o.sport_base = (uint16_t)d;
+			break;
+		case O_SPS:
+			if (parse_num("--sport-stride", optarg, 1, 1024, &d))
+				return EXIT_USAGE;
+			o.sport_stride = (uint16_t)d;
+			have_stride = 1;
+			break;
+		case O_UDP: o.udp = true; break;
+		case O_IVAL:
+			if (parse_num("--interval", optarg, 0.1, 60,
+			    &o.interval))
+				return EXIT_USAGE;
+			break;
+		case 'w':
+			if (units_size(optarg, &u) == -1 || u < 4096 ||
+			    u > (1u << 30)) {
+				fprintf(stderr, "cephfab: pair: -w: '%s' is "
+				    "not a size in [4K, 1G]\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.window = (uint32_t)u;
+			break;
+		case 'Z': o.zerocopy = true; break;
+		case O_SKIP: o.skip_rx_copy = true; break;
+		case O_DEV:
+			if (strlen(optarg) >= sizeof(o.bind_dev)) {
+				fprintf(stderr, "cephfab: pair: --bind-dev: "
+				    "'%s' is too long\n", optarg);
+				return EXIT_USAGE;
+			}
+			snprintf(o.bind_dev, sizeof(o.bind_dev), "%s", optarg);
+			break;
+		case O_SHARED: o.shared = true; break;
+		case O_SWEEP:
+			if (parse_num("--sport-sweep", optarg, 1, 1024, &d))
+				return EXIT_USAGE;
+			sweep = (int)d;
+			break;
+		case O_STARTAT:
+			/* Bounded: an hour ahead at most, never a stall. */
+			if (parse_num("--start-at", optarg, 0, (double)time(NULL)
+			    + 3600, &o.start_at))
+				return EXIT_USAGE;
+			break;
+		case 'j': o.json = true; break;
+		case 'h': pair_usage(stdout); return EXIT_PASS;
+		default: pair_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		pair_usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.a = argv[optind];
+	o.b = argv[optind + 1];
+	if (o.reverse && o.bidir) {
+		fprintf(stderr, "cephfab: pair: -R and --bidir exclude each "
+		    "other\n");
+		return EXIT_USAGE;
+	}
+	if (o.udp && o.bidir) {
+		fprintf(stderr, "cephfab: pair: --udp runs one way; use -R for "
+		    "the other\n");
+		return EXIT_USAGE;
+	}
+	if (have_stride && !o.sport_base) {
+		fprintf(stderr, "cephfab: pair: --sport-stride needs "
+		    "--sport-base\n");
+		return EXIT_USAGE;
+	}
+	if (o.sport_base && !have_stride)
+		o.sport_stride = 1;
+	if (!have_len)
+		o.len = o.udp ? 1400 : 128 * 1024;
+	if (o.udp && (o.len < TPUTREQ_UDP_HDR || o.len > 65507)) {
+		fprintf(stderr, "cephfab: pair: -l: UDP datagrams are %d to "
+		    "65507 bytes\n", TPUTREQ_UDP_HDR);
+		return EXIT_USAGE;
+	}
+	if (o.udp && o.rate == 0)
+		o.rate = 1000000;
+	if (o.interval > o.duration)
+		o.interval = o.duration;
+	if (sweep) {
+		struct sweep_opts so;
+
+		/* Each source port its own single-stream test. */
+		memset(&so, 0, sizeof(so));
+		so.inventory = g->inventory;
+		so.key = g->key;
+		so.a = o.a;
+		so.b = o.b;
+		so.net = net;
+		so.count = sweep;
+		so.sport_base = o.sport_base ? o.sport_base : 40000;
+		so.seconds = have_t ? o.duration : 1;
+		so.timeout = g->timeout > 0 ? g->timeout : 5;
+		so.json = o.json;
+		if (so.sport_base + (unsigned)sweep > 65535) {
+			fprintf(stderr, "cephfab: pair: --sport-sweep: ports "
+			    "run past 65535\n");
+			return EXIT_USAGE;
+		}
+		return sweep_run(&so);
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (net == NULL) {
+		struct inv_host *ha = inventory_find(&inv, o.a);
+		struct inv_host *hb = inventory_find(&inv, o.b);
+
+		o.net = ha && hb && ha->clus.family && hb->clus.family ?
+		    NET_CLUSTER : NET_PUBLIC;
+	} else if (strcmp(net, "public") == 0) {
+		o.net = NET_PUBLIC;
+	} else if (strcmp(net, "cluster") == 0) {
+		o.net = NET_CLUSTER;
+	} else {
+		fprintf(stderr, "cephfab: pair: --net: '%s' is not public or "
+		    "cluster\n", net);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	rc = pair_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}
+
+static void
+probe_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab -i INV latency A B [--net N] [--tcp|--udp] "
+	    "[--size LIST] [--count N | -t S]\n"
+	    "                 [--rate PPS] [--loaded] [--json]\n"
+	    "       cephfab -i INV mtu A B [--net N] [--json]\n"
+	    "       cephfab -i INV ports A B [--net N] [--ports LIST] "
+	    "[--json]\n"
+	    "       cephfab -i INV reach A B --from-net N --to-net M "
+	    "[--json]\n"
+	    "  --size LIST   message sizes, e.g. 64,2000,65536 (default "
+	    "64,512,2000,8192)\n"
+	    "  --count N     round trips per size (default 1000); -t S bounds "
+	    "the time instead\n"
+	    "  --rate PPS    round trips per second (default: back to back)\n"
+	    "  --loaded      again while a 4-stream throughput test runs on "
+	    "the path\n"
+	    "  --ports LIST  e.g. 3300,6789,6800-6810 (default: Ceph's, "
+	    "sampled)\n");
+}
+
+static int
+parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
+    uint32_t *out, int cap, bool ranges)
+{
+	char buf[1024], *tok, *save = NULL, *dash, *end;
+	unsigned long a, b, x;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		dash = ranges ? strchr(tok, '-') : NULL;
+		a = strtoul(tok, &end, 10);
+		if (end == tok || (dash ? end != dash : *end != '\0'))
+			goto bad;
+		b = a;
+		if (dash) {
+			b = strtoul(dash + 1, &end, 10);
+			if (end == dash + 1 || *end != '\0' || b < a)
+				goto bad;
+		}
+		if (a < min || b > max)
+			goto bad;
+		for (x = a; x <= b; x++) {
+			if (n == cap) {
+				fprintf(stderr, "cephfab: %s: more than %d "
+				    "values\n", opt, cap);
+				return -1;
+			}
+			out[n++] = (uint32_t)x;
+		}
+	}
+	if (n == 0)
+		goto bad;
+	return n;
+bad:
+	fprintf(stderr, "cephfab: %s: '%s' is not a list of numbers in "
+	    "[%u, %u]\n", opt, v, min, max);
+	return -1;
+}
+
+static int
+parse_net(const char *opt, const char *v, int *out)
+{
+	if (strcmp(v, "public") == 0)
+		*out = 0;
+	else if (strcmp(v, "cluster") == 0)
+		*out = 1;
+	else {
+		fprintf(stderr, "cephfab: %s: '%s' is not public or cluster\n",
+		    opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
+{
+	enum { O_NET = 256, O_TCP, O_UDP, O_SIZE, O_COUNT, O_RATE, O_LOADED,
+	    O_PORTS, O_FROM, O_TO };
+	static const struct option popts[] = {
+		{ "net", required_argument, NULL, O_NET },
+		{ "tcp", no_argument, NULL, O_TCP },
+		{ "udp", no_argument, NULL, O_UDP },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "time", required_argument, NULL, 't' },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "loaded", no_argument, NULL, O_LOADED },
+		{ "ports", required_argument, NULL, O_PORTS },
+		{ "from-net", required_argument, NULL, O_FROM },
+		{ "to-net", required_argument, NULL, O_TO },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct probe_cmd_opts o;
+	struct inventory inv;
+	struct auth_key key;
+	char err[CF_ERRLEN];
+	uint32_t tmp[128];
+	const char *net = NULL;
+	int ch, rc, i, n, have_from = 0, have_to = 0;
+	double d;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = (enum probe_cmd_kind)kind;
+	o.json = g->json;
+	o.count = 1000;
+	o.duration = 0;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "t:jh", popts, NULL)) != -1) {
+		switch (ch) {
+		case O_NET: net = optarg; break;
+		case O_TCP: o.tcp = true; break;
+		case O_UDP: o.tcp = false; break;
+		case O_SIZE:
+			if ((n = parse_list("--size", optarg, 32, 65536,
+			    o.sizes, 16, false)) == -1)
+				return EXIT_USAGE;
+			o.nsizes = n;
+			break;
+		case O_COUNT:
+			if (parse_num("--count", optarg, 1, 1000000, &d))
+				return EXIT_USAGE;
+			o.count = (uint32_t)d;
+			break;
+		case 't':
+			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
+				return EXIT_USAGE;
+			break;
+		case O_RATE:
+			if (parse_num("--rate", optarg, 1, 100000, &d))
+				return EXIT_USAGE;
+			o.rate = (uint32_t)d;
+			break;
+		case O_LOADED: o.loaded = true; break;
+		case O_PORTS:
+			if ((n = parse_list("--ports", optarg, 1, 65535, tmp,
+			    128, true)) == -1)
+				return EXIT_USAGE;
+			for (i = 0; i < n; i++)
+				o.ports[i] = (uint16_t)tmp[i];
+			o.nports = n;
+			break;
+		case O_FROM:
+			if (parse_net("--from-net", optarg, &o.net))
+				return EXIT_USAGE;
+			have_from = 1;
+			break;
+		case O_TO:
+			if (parse_net("--to-net", optarg, &o.to_net))
+				return EXIT_USAGE;
+			have_to = 1;
+			break;
+		case 'j': o.json = true; break;
+		case 'h': probe_usage(stdout); return EXIT_PASS;
+		default: probe_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		probe_usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.a = argv[optind];
+	o.b = argv[optind + 1];
+	for (i = 0; i < o.nsizes; i++) {
+		if (!o.tcp && o.sizes[i] > 65507) {
+			fprintf(stderr, "cephfab: --size: %u is larger than a "
+			    "UDP datagram (65507); use --tcp\n", o.sizes[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (kind == PC_REACH && (!have_from || !have_to)) {
+		fprintf(stderr, "cephfab: reach: give --from-net and "
+		    "--to-net\n");
+		return EXIT_USAGE;
+	}
+	if (net && parse_net("--net", net, &o.net))
+		return EXIT_USAGE;
+	if (o.duration > 0 && o.count == 1000)
+		o.count = 1000000;	/* -t bounds it instead */
+	if (o.nsizes == 0) {
+		static const uint32_t dflt[] = { 64, 512, 2000, 8192 };
+
+		/* 2000 B: the size Ceph pads OSD heartbeats to. */
+		memcpy(o.sizes, dflt, sizeof(dflt));
+		o.nsizes = kind == PC_REACH ? 2 : 4;
+		if (kind == PC_REACH)
+			o.count = 20;
+	}
+	if (load_inventory(g, &inv) == -1)
+		return EXIT_USAGE;
+	if (net == NULL && kind != PC_REACH) {
+		struct inv_host *ha = inventory_find(&inv, o.a);
+		struct inv_host *hb = inventory_find(&inv, o.b);
+
+		o.net = ha && hb && ha->clus.family && hb->clus.family;
+	}
+	if (kind == PC_PORTS && o.nports == 0) {
+		/* Ceph's: the mons on the public network, and a spread of
+		 * the OSD range on both. */
+		if (o.net == 0) {
+			o.ports[o.nports++] = 3300;
+			o.ports[o.nports++] = 6789;
+		}
+		for (i = 6800; i <= 7300; i += 50)
+			o.ports[o.nports++] = (uint16_t)i;
+	}
+	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		inventory_free(&inv);
+		return EXIT_USAGE;
+	}
+	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	o.inventory_path = inv.path;
+	o.key_path = key_path(g, &inv);
+	if (o.duration == 0)
+		o.duration = kind == PC_LATENCY ? 30 : 15;
+	rc = probe_cmd_run(&inv, &key, &o);
+	OPENSSL_cleanse(&key, sizeof(key));
+	inventory_free(&inv);
+	return rc;
+}

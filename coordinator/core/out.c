@@ -1,0 +1,195 @@
+/* out: results on stdout, progress on a TTY, see out.h. */
+#include "core/out.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int out_tty = -1;
+static int out_dirty;
+
+void
+out_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (out_tty == -1)
+		out_tty = isatty(STDERR_FILENO);
+	if (!out_tty)
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	out_dirty = 1;
+}
+
+void
+out_progress_done(void)
+{
+	if (out_dirty) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		out_dirty = 0;
+	}
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* json_write: containers are written as they are walked, leaves through
+ * cJSON, so a large tree never becomes one large string. */
+static int
+json_write(FILE *f, const cJSON *it, int depth)
+{
+	const cJSON *c;
+	bool obj = cJSON_IsObject(it);
+	int i;
+
+	if (!obj && !cJSON_IsArray(it)) {
+		char *s = cJSON_PrintUnformatted(it);
+
+		if (s == NULL)
+			return -1;
+		fputs(s, f);
+		free(s);
+		return 0;
+	}
+	if (it->child == NULL) {
+		fputs(obj ? "{}" : "[]", f);
+		return 0;
+	}
+	fputc(obj ? '{' : '[', f);
+	for (c = it->child; c; c = c->next) {
+		fputc('\n', f);
+		for (i = 0; i <= depth; i++)
+			fputc('\t', f);
+		if (obj) {
+			json_str(f, c->string ? c->string : "");
+			fputs(": ", f);
+		}
+		if (json_write(f, c, depth + 1) == -1)
+			return -1;
+		if (c->next)
+			fputc(',', f);
+	}
+	fputc('\n', f);
+	for (i = 0; i < depth; i++)
+		fputc('\t', f);
+	fputc(obj ? '}' : ']', f);
+	return 0;
+}
+
+int
+out_json_write(FILE *f, const cJSON *doc)
+{
+	if (json_write(f, doc, 0) == -1)
+		return -1;
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}
+
+int
+out_json(const cJSON *doc)
+{
+	int rc = out_json_write(stdout, doc);
+
+	return fflush(stdout) == 0 ? rc : -1;
+}
+
+const char *
+out_duration(double secs, char *buf, size_t sz)
+{
+	long s = (long)secs;
+
+	if (s >= 86400)
+		snprintf(buf, sz, "%ldd%ldh", s / 86400, (s % 86400) / 3600);
+	else if (s >= 3600)
+		snprintf(buf, sz, "%ldh%ldm", s / 3600, (s % 3600) / 60);
+	else if (s >= 60)
+		snprintf(buf, sz, "%ldm%lds", s / 60, s % 60);
+	else
+		snprintf(buf, sz, "%lds", s);
+	return buf;
+}
+
+int
+out_file_open(struct out_file *o, const char *path, char *err)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	if (stat(path, &st) == -1 || S_ISREG(st.st_mode))
+		snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", path,
+		    (long)getpid());
+	o->f = fopen(o->tmp[0] ? o->tmp : path, "w");
+	if (o->f == NULL) {
+		snprintf(err, CF_ERRLEN, "%s: cannot write: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+out_file_close(struct out_file *o, char *err)
+{
+	int bad, e = 0;
+
+	/* A failed flush inside an earlier fputs only sets the stream's
+	 * error flag: fclose alone would report success. */
+	errno = 0;
+	bad = fflush(o->f) != 0 || ferror(o->f);
+	if (bad)
+		e = errno ? errno : EIO;
+	else
+		errno = 0;
+	if (!bad && o->tmp[0] && fsync(fileno(o->f)) == -1) {
+		bad = 1;
+		e = errno;
+	}
+	if (fclose(o->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	o->f = NULL;
+	if (!bad && o->tmp[0] && rename(o->tmp, o->path) == -1) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad) {
+		/* errno of a write inside an earlier fputs is gone by now. */
+		snprintf(err, CF_ERRLEN, "%s: cannot write: %s", o->path,
+		    e == EIO && errno == 0 ? "a write failed (disk full?)" :
+		    strerror(e));
+		if (o->tmp[0])
+			unlink(o->tmp);
+		return -1;
+	}
+	return 0;
+}

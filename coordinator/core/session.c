@@ -1,0 +1,110 @@
+/* sess: coordinator sessions to agents, see sess.h. */
+#include "core/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void
+session_established(struct conn *c)
+{
+	struct sess *s = c->udata;
+
+	s->up = true;
+	snprintf(s->version, sizeof(s->version), "%s", c->peer_version);
+	if (s->ops->ready)
+		s->ops->ready(s);
+}
+
+static void
+session_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
+{
+	struct sess *s = c->udata;
+
+	if (s->ops->message)
+		s->ops->message(s, h, body);
+}
+
+static void
+session_closed(struct conn *c, enum conn_reason r, const char *detail)
+{
+	struct sess *s = c->udata;
+
+	s->conn = NULL;
+	s->up = false;
+	if (s->ops->closed)
+		s->ops->closed(s, r, detail);
+}
+
+static const struct conn_ops session_conn_ops = {
+	.established = session_established,
+	.message = session_message,
+	.closed = session_closed,
+};
+
+struct sess *
+session_open(struct conn_ctx *ctx, struct inv_host *h, double timeout,
+    const struct session_ops *ops, void *udata, char *err)
+{
+	struct sess *s = calloc(1, sizeof(*s));
+
+	if (s == NULL) {
+		snprintf(err, CF_ERRLEN, "out of memory");
+		return NULL;
+	}
+	s->host = h;
+	s->ops = ops;
+	s->udata = udata;
+	s->conn = conn_connect(ctx, &h->agent, h->port, timeout,
+	    &session_conn_ops, s, err);
+	if (s->conn == NULL) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int
+session_send(struct sess *s, unsigned type, const cJSON *body)
+{
+	if (s->conn == NULL)
+		return -1;
+	return conn_send(s->conn, type, 0, body);
+}
+
+void
+session_bye(struct sess *s)
+{
+	if (s->conn != NULL)
+		conn_bye(s->conn);
+}
+
+void
+session_free(struct sess *s)
+{
+	if (s == NULL)
+		return;
+	if (s->conn != NULL) {
+		/* No callback into a caller that is tearing down. */
+		s->conn->ops = NULL;
+		conn_close(s->conn, CONN_R_OK, "done");
+	}
+	free(s);
+}
+
+void
+session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
+    const struct auth_key *key, double timeout)
+{
+	static char host[256];
+
+	if (host[0] == '\0' && gethostname(host, sizeof(host) - 1) == -1)
+		snprintf(host, sizeof(host), "coordinator");
+	conn_ctx_init(ctx, loop, key, CF_VERSION);
+	ctx->hostname = host;
+	ctx->auth_timeout = timeout;
+	/* Tests report every interval; silence longer than this means the
+	 * agent is gone. */
+	ctx->idle_timeout = 30;
+}

@@ -1,0 +1,59 @@
+/*
+ * topo: what the hosts' facts (agent/facts.c) say about the paths, across
+ * the whole inventory: the interface holding each host's address on each
+ * network, its MTU and speed; every peer route's next hops; bonds and
+ * their members; FRR's neighbours. Findings: ecmp_single_path,
+ * bond_degraded, bond_hash_policy, mtu_inconsistent, speed_inconsistent,
+ * rp_filter_strict. Pure functions on JSON: tests feed captured facts.
+ */
+#ifndef CF_TOPO_H
+#define CF_TOPO_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "verdict/verdict.h"
+#include "core/inventory.h"
+
+/* FRR's state as counts. */
+struct frr_sum {
+	bool available;
+	int ospf_total, ospf_full;
+	int bgp_total, bgp_established;
+	int bfd_total, bfd_up;
+};
+
+/* topology_frr parses the "frr" object of the facts (FRR's own JSON for
+ * 'show ip ospf neighbor', 'show bgp summary', 'show bfd peers'); -1 with
+ * err naming the field when a shape is not FRR's. */
+int topology_frr(const cJSON *frr, struct frr_sum *s, char *err);
+
+/* topology_findings appends the findings of hosts (an array of {"name",
+ * "facts"}, as 'hosts --facts --json' prints) to out; prof may be NULL.
+ * Returns how many are errors. */
+int topology_findings(const struct inventory *inv, const cJSON *hosts,
+    const struct profile *prof, cJSON *out);
+
+/* topology_summary: one line per host and network ("bond0 802.3ad 2x25G,
+ * 2 paths, OSPF 2/2 Full"), for reports and 'compare'. Caller frees. */
+cJSON *topology_summary(const struct inventory *inv, const cJSON *hosts);
+
+/* topology_spread: from an agent's TEST_END "spread" ({"links": [{"name",
+ * "role", "tx_bytes", "rx_bytes"}]}), each path link's share of the bytes
+ * sent (tx) or received: {"links": [{"name", "role", "bytes", "share"}],
+ * "paths": N, "unused": [names]}. A bond's members or a route's next hops
+ * count; the address's own link only when there are neither. A link is
+ * unused below 1 % of the bytes when more than 1 MB moved. NULL (err set)
+ * for a shape the agent never sends. Caller frees. */
+cJSON *topology_spread(const cJSON *sp, bool tx, char *err);
+
+/* topology_cell_cb: a store_each callback appending a stored facts cell to
+ * the array arg as {"name", "facts"}. */
+void topology_cell_cb(const cJSON *cell, void *arg);
+
+/* topology_print: the table 'hosts --facts' shows, then the findings. */
+void topology_print(const struct inventory *inv, const cJSON *hosts,
+    const cJSON *findings);
+
+#endif

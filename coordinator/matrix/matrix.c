@@ -1,0 +1,828 @@
+/* matrix: schedule and run the cells of an all-pairs test, see matrix.h. */
+#include "matrix/matrix.h"
+#include "matrix/matrix_int.h"
+#include "log.h"
+#include "probes/mesh.h"
+#include "matrix/matrix_load.h"
+#include "core/out.h"
+#include "json.h"
+#include "matrix/sched.h"
+#include "store/store.h"
+#include "probes/pair.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ev.h>
+
+/* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (mload.h); 6
+ * the latency mesh again during a load; 7 every host's facts (one job);
+ * 8 Ceph's heartbeat matrix (one job). */
+static const char *test_names[] = { "bw", "lat", "mtu", "ports", "a2a",
+    "fanout", "lat_load", "facts", "heartbeats" };
+static bool stored_scan(struct mrun *m, int net, int test, int a, int b);
+
+/* stored: is this cell in the DB already (--resume)? */
+static bool
+stored(struct mrun *m, int net, int test, int a, int b)
+{
+	if (m->stored_idx != NULL)
+		return m->stored_idx[((net * NTESTS + test) * m->n + a) *
+		    m->n + b];
+	return stored_scan(m, net, test, a, b);
+}
+
+static bool
+stored_scan(struct mrun *m, int net, int test, int a, int b)
+{
+	const cJSON *c;
+	char err[CF_ERRLEN];
+
+	cJSON_ArrayForEach(c, m->stored) {
+		const char *n, *s, *d, *t;
+
+		if (json_get_str(c, "network", 0, 16, &n, err) == 0 &&
+		    json_get_str(c, "src", 0, 64, &s, err) == 0 &&
+		    json_get_str(c, "dst", 0, 64, &d, err) == 0 &&
+		    json_get_str(c, "test", 0, 16, &t, err) == 0 &&
+		    strcmp(n, net_name(net)) == 0 && strcmp(t,
+		    test_names[test]) == 0 && strcmp(s, m->h[a]->name) == 0 &&
+		    strcmp(d, m->h[b]->name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* stored_index: one pass over the stored cells, so that a resumed run of
+ * many hosts does not scan them for every cell it plans. */
+static void
+stored_index(struct mrun *m)
+{
+	const cJSON *c;
+	char err[CF_ERRLEN];
+	int n = m->n, net, test, a, b;
+
+	m->stored_idx = calloc((size_t)(2 * NTESTS * n * n), 1);
+	if (m->stored_idx == NULL)
+		return;
+	cJSON_ArrayForEach(c, m->stored) {
+		const char *nn, *s, *d, *t;
+
+		if (json_get_str(c, "network", 0, 16, &nn, err) == -1 ||
+		    json_get_str(c, "src", 0, 64, &s, err) == -1 ||
+		    json_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+		    json_get_str(c, "test", 0, 16, &t, err) == -1)
+			continue;
+		net = strcmp(nn, "cluster") == 0;	/* "host": 0 */
+		for (test = 0; test < NTESTS && strcmp(test_names[test], t);
+		    test++)
+			;
+		for (a = 0; a < n && strcmp(m->h[a]->name, s); a++)
+			;
+		for (b = 0; b < n && strcmp(m->h[b]->name, d); b++)
+			;
+		if (test < NTESTS && a < n && b < n)
+			m->stored_idx[((net * NTESTS + test) * n + a) * n +
+			    b] = 1;
+	}
+}
+
+static int
+enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
+{
+	struct job *j, **q;
+
+	if (!retest && stored(m, net, test, a, b))
+		return 0;	/* --resume: measured already */
+	j = calloc(1, sizeof(*j));
+	if (j == NULL) {
+		m->oom = true;
+		return -1;
+	}
+	j->m = m;
+	j->net = net;
+	j->test = test;
+	j->a = a;
+	j->b = b;
+	j->retest = retest;
+	j->fd = -1;
+	q = realloc(m->queue, (size_t)(m->nq + 1) * sizeof(*m->queue));
+	if (q == NULL) {
+		free(j);
+		m->oom = true;
+		return -1;
+	}
+	m->queue = q;
+	m->queue[m->nq++] = j;
+	m->total++;
+	return 0;
+}
+
+/* enqueue_mesh: one job for a network's latency, unless every pair of
+ * it is stored already. */
+static void
+enqueue_mesh(struct mrun *m, int net, int test)
+{
+	int a, b;
+
+	for (a = 0; a < m->n; a++)
+		for (b = a + 1; b < m->n; b++)
+			if (!stored(m, net, test, a, b)) {
+				if (enqueue(m, net, test, -1, -1, true) == 0)
+					m->queue[m->nq - 1]->mesh =
+					    m->queue[m->nq - 1]->whole = true;
+				return;
+			}
+}
+
+
+static void job_start(struct mrun *m, struct job *j);
+static void pump(struct mrun *m);
+static bool stored(struct mrun *m, int net, int test, int a, int b);
+static void mesh_done(struct mrun *m, struct job *j, const cJSON *data);
+
+/* mtu_learn reads the stored MTU cells once the probes are done: a
+ * throughput test across a black hole only stalls, so it is skipped. */
+static void
+mtu_learn(struct mrun *m)
+{
+	cJSON *cells = store_cells(&m->st, m->run), *c, *r;
+	char err[CF_ERRLEN];
+	int n = m->n;
+
+	m->mtu_known = true;
+	m->mtu_bad = calloc((size_t)(2 * n * n), 1);
+	if (m->mtu_bad == NULL) {
+		cJSON_Delete(cells);
+		return;
+	}
+	cJSON_ArrayForEach(c, cells) {
+		const char *t, *net;
+		const cJSON *data;
+
+		if (json_get_str(c, "test", 0, 16, &t, err) == -1 ||
+		    strcmp(t, "mtu") != 0 ||
+		    json_get_str(c, "network", 0, 16, &net, err) == -1 ||
+		    json_get_obj(c, "data", &data, err) == -1)
+			continue;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
+			const char *from, *to;
+			double conf, path;
+			int a, b;
+
+			if (json_get_str(r, "from", 0, 64, &from, err) == -1 ||
+			    json_get_str(r, "to", 0, 64, &to, err) == -1 ||
+			    json_get_double(r, "configured", 0, 1e6, &conf,
+			    err) == -1 || json_get_double(r, "path", 0, 1e6,
+			    &path, err) == -1 || path >= conf)
+				continue;
+			for (a = 0; a < n && strcmp(m->h[a]->name, from); a++)
+				;
+			for (b = 0; b < n && strcmp(m->h[b]->name, to); b++)
+				;
+			if (a < n && b < n) {
+				int k = strcmp(net, "cluster") == 0;
+
+				m->mtu_bad[k * n * n + a * n + b] = 1;
+				m->mtu_bad[k * n * n + b * n + a] = 1;
+			}
+		}
+	}
+	cJSON_Delete(cells);
+}
+
+static bool
+mtu_blocked(struct mrun *m, int net, int a, int b)
+{
+	if (!m->mtu_known)
+		mtu_learn(m);
+	return m->mtu_bad && m->mtu_bad[net * m->n * m->n + a * m->n + b];
+}
+
+static void
+job_finish(struct job *j)
+{
+	struct mrun *m = j->m;
+	char err[CF_ERRLEN];
+	const char *state = "ok", *why = NULL;
+	cJSON *data = NULL;
+	int code = WIFEXITED(j->status) ? WEXITSTATUS(j->status) : 3;
+
+	if (j->out)
+		data = cJSON_ParseWithLength(j->out, j->len);
+	if (j->test == T_CEPHHB) {
+		/* One cell for the cluster: the report joins it to the
+		 * pairs. */
+		if (data == NULL) {
+			data = cJSON_CreateObject();
+			cJSON_AddStringToObject(data, "error", "ceph-heartbeats "
+			    "gave no result");
+		}
+		if (!m->interrupted && store_put_cell(&m->st, m->run, "ceph",
+		    "ceph", "ceph", "heartbeats", cJSON_GetObjectItem(data,
+		    "error") ? "lost" : "ok", data, err) == -1)
+			log_warnx("%s", err);
+		cJSON_Delete(data);
+		free(j->out);
+		j->out = NULL;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
+	if (j->test == T_FACTS) {
+		/* The child stored what it got; a host without facts
+		 * is simply without topology findings. */
+		if (data == NULL && !m->interrupted)
+			log_warnx("facts: the hosts command failed");
+		cJSON_Delete(data);
+		free(j->out);
+		j->out = NULL;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
+	if (j->mesh) {
+		mesh_done(m, j, data);
+		cJSON_Delete(data);
+		free(j->out);
+		j->out = NULL;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
+	if (data == NULL) {
+		data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "error", code == 2 ?
+		    "the test command refused its arguments" :
+		    "no result (the test was killed)");
+	}
+	if (code == 3 || cJSON_GetObjectItem(data, "error")) {
+		state = "lost";
+		if (json_opt_str(data, "error", 0, 512, "error", &why, err) == -1)
+			why = "error";
+	} else if (code == 1) {
+		state = "findings";
+	}
+	if (!m->interrupted) {
+		if (store_put_cell(&m->st, m->run, net_name(j->net),
+		    m->h[j->a]->name, m->h[j->b]->name, test_names[j->test],
+		    state, data, err) == -1)
+			log_warnx("%s", err);
+	}
+	if (why && !m->interrupted)
+		log_warnx("%s %s -> %s on %s: %s", test_names[j->test],
+		    m->h[j->a]->name, m->h[j->b]->name, net_name(j->net), why);
+	cJSON_Delete(data);
+	free(j->out);
+	j->out = NULL;
+	m->running--;
+	m->done++;
+	pump(m);
+}
+
+/* mesh_done: the mesh child stored its cells itself (the parent never
+ * holds a large mesh's tree); pairs it could not store, because it
+ * failed or was killed, become 'lost' here. */
+static void
+mesh_done(struct mrun *m, struct job *j, const cJSON *data)
+{
+	char err[CF_ERRLEN], why[300];
+	const char *e = NULL;
+	int a, b;
+
+	if (m->interrupted)
+		return;
+	if (data == NULL)
+		snprintf(why, sizeof(why), "the mesh command ended without a "
+		    "result (exit status %d)", WIFEXITED(j->status) ?
+		    WEXITSTATUS(j->status) : -1);
+	else if (json_opt_str(data, "error", 0, 512, NULL, &e, err) == 0 && e)
+		snprintf(why, sizeof(why), "mesh: %s", e);
+	else
+		return;
+	log_warnx("latency on %s: %s", net_name(j->net), why);
+	store_begin(&m->st);
+	for (a = 0; a < m->n; a++)
+		for (b = a + 1; b < m->n; b++) {
+			cJSON *d = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(d, "error", why);
+			if (store_add_cell(&m->st, m->run, net_name(j->net),
+			    m->h[a]->name, m->h[b]->name, test_names[j->test],
+			    "lost", d,
+			    err) == -1)
+				log_warnx("%s", err);
+			cJSON_Delete(d);
+		}
+	if (store_commit(&m->st, err) == -1)
+		log_warnx("%s", err);
+}
+
+static void
+job_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct job *j = w->data;
+	char buf[16384];
+	ssize_t n;
+
+	(void)revents;
+	n = read(j->fd, buf, sizeof(buf));
+	if (n > 0) {
+		/* A cell's JSON is bounded: 8 MiB is far above any. */
+		if (j->len + (size_t)n > 8 * 1024 * 1024)
+			return;
+		if (j->len + (size_t)n + 1 > j->cap) {
+			size_t cap = (j->len + (size_t)n + 1) * 2;
+			char *o = realloc(j->out, cap);
+
+			/* Out of memory: the cell's output is cut, and
+			 * fails to parse as the error it is. */
+			if (o == NULL)
+				return;
+			j->out = o;
+			j->cap = cap;
+		}
+		memcpy(j->out + j->len, buf, (size_t)n);
+		j->len += (size_t)n;
+		return;
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	ev_io_stop(loop, &j->rw);
+	close(j->fd);
+	j->fd = -1;
+	j->eof = true;
+	if (j->exited)
+		job_finish(j);
+}
+
+static void
+job_child_cb(struct ev_loop *loop, ev_child *w, int revents)
+{
+	struct job *j = w->data;
+
+	(void)revents;
+	ev_child_stop(loop, w);
+	j->status = w->rstatus;
+	j->exited = true;
+	j->pid = 0;
+	if (j->eof)
+		job_finish(j);
+}
+
+static void
+job_start(struct mrun *m, struct job *j)
+{
+	char *argv[32], bufs[8][32];
+	int p[2];
+
+	if (is_tput(j->test) && mtu_blocked(m, j->net, j->a, j->b)) {
+		cJSON *d = cJSON_CreateObject();
+		char err[CF_ERRLEN];
+
+		cJSON_AddStringToObject(d, "skipped", "mtu_blackhole");
+		if (store_put_cell(&m->st, m->run, net_name(j->net),
+		    m->h[j->a]->name, m->h[j->b]->name, test_names[j->test],
+		    "skipped", d, err) == -1)
+			log_warnx("%s", err);
+		cJSON_Delete(d);
+		m->running++;
+		m->running--;
+		m->done++;
+		pump(m);
+		return;
+	}
+	matrix_job_argv(j, argv, bufs);
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		j->status = 3 << 8;
+		j->exited = j->eof = true;
+		m->running++;
+		job_finish(j);
+		return;
+	}
+	j->pid = fork();
+	if (j->pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(p[1], STDOUT_FILENO);
+		if (null != -1)
+			dup2(null, STDERR_FILENO);
+		/* Children stop by themselves at their deadlines; a
+		 * Ctrl-C on the terminal reaches them too. */
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	m->running++;
+	if (j->pid == -1) {
+		close(p[0]);
+		j->status = 3 << 8;
+		j->exited = j->eof = true;
+		job_finish(j);
+		return;
+	}
+	j->fd = p[0];
+	fcntl(j->fd, F_SETFL, fcntl(j->fd, F_GETFL) | O_NONBLOCK);
+	ev_io_init(&j->rw, job_read_cb, j->fd, EV_READ);
+	ev_child_init(&j->cw, job_child_cb, j->pid, 0);
+	j->rw.data = j->cw.data = j;
+	ev_io_start(m->loop, &j->rw);
+	ev_child_start(m->loop, &j->cw);
+}
+
+static int
+job_round(const struct mrun *m, int idx)
+{
+	int r = 0;
+
+	while (m->round_end[r] <= idx)
+		r++;
+	return r;
+}
+
+/* pump starts what may start: within a round, up to the concurrency (all
+ * of a bandwidth round at once); the next round only when this one is
+ * done. */
+static void
+pump(struct mrun *m)
+{
+	double el = ev_now(m->loop) - m->t0, eta;
+
+	if (m->done > 0) {
+		eta = el / m->done * (m->total - m->done);
+		out_progress("matrix: %d/%d cells, %.0f s elapsed, about %.0f s "
+		    "left", m->done, m->total, el, eta);
+	}
+	while (!m->interrupted && m->next < m->nq) {
+		struct job *j = m->queue[m->next];
+		int r = job_round(m, m->next);
+		int first = r ? m->round_end[r - 1] : 0;
+
+		/* Earlier rounds must have finished. */
+		if (m->done < first)
+			break;
+		if (!is_tput(j->test) && j->test != T_LATLOAD &&
+		    m->running >= m->o->concurrency)
+			break;
+		/* A load starts together: its START time leaves every cell
+		 * time to connect and set up (fork, auth, listeners). */
+		if (m->next == first && (j->test == T_A2A ||
+		    j->test == T_FANOUT)) {
+			int cnt = m->round_end[r] - first;
+
+			m->load_at = ev_time() + fmin(30, 2 + 0.1 * cnt);
+		}
+		m->next++;
+		job_start(m, j);
+	}
+	if (m->running == 0 && (m->next >= m->nq || m->interrupted))
+		ev_break(m->loop, EVBREAK_ALL);
+}
+
+static void
+signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct mrun *m = w->data;
+	int i;
+
+	(void)loop;
+	(void)revents;
+	m->interrupted = true;
+	out_progress_done();
+	log_warnx("interrupted: stopping the running cells");
+	/* The children abort their tests within 2 s on SIGINT. */
+	for (i = 0; i < m->nq; i++)
+		if (m->queue[i]->pid > 0)
+			kill(m->queue[i]->pid, SIGINT);
+}
+
+/* round_close ends the round being planned at the queue's end (and
+ * keeps room for the sentinel). */
+static void
+round_close(struct mrun *m, int *nr)
+{
+	int *re = realloc(m->round_end, (size_t)(*nr + 2) * sizeof(int));
+
+	if (re == NULL) {
+		m->oom = true;
+		return;
+	}
+	m->round_end = re;
+	m->round_end[(*nr)++] = m->nq;
+}
+
+static void
+plan(struct mrun *m)
+{
+	const struct matrix_opts *o = m->o;
+	struct sched s;
+	int net, a, b, r, k, nr = 0;
+	int *rack = calloc((size_t)m->n, sizeof(int));
+	bool mesh = o->lat_mesh || m->n > MATRIX_MESH_HOSTS;
+	char names[64][INV_NAME_MAX];
+	int nn = 0;
+
+	/* Rack ids by name, for the rack cap. */
+	for (a = 0; a < m->n; a++) {
+		for (k = 0; k < nn; k++)
+			if (strcmp(names[k], m->h[a]->rack) == 0)
+				break;
+		if (k == nn && nn < 64)
+			snprintf(names[nn++], INV_NAME_MAX, "%s",
+			    m->h[a]->rack);
+		rack[a] = k;
+	}
+	m->round_end = NULL;
+	/* Round 0: every probe of every pair, concurrently at low rate; on
+	 * a large cluster the latency of a network is one mesh. */
+	for (net = 0; net < 2; net++) {
+		if (!(o->nets & (1 << net)))
+			continue;
+		if ((o->tests & MT_LAT) && mesh)
+			enqueue_mesh(m, net, 1);
+		if (o->ceph_conf && net == (o->nets & 1 ? 0 : 1) &&
+		    enqueue(m, 0, T_CEPHHB, -1, -1, true) == 0)
+			m->queue[m->nq - 1]->whole = true;
+		/* Once, with the first network: facts are per host. */
+		if ((o->tests & MT_FACTS) && net == (o->nets & 1 ? 0 : 1)) {
+			for (a = 0; a < m->n && stored(m, 0, T_FACTS, a, a);
+			    a++)
+				;
+			if (a < m->n && enqueue(m, 0, T_FACTS, -1, -1,
+			    true) == 0)
+				m->queue[m->nq - 1]->whole = true;
+		}
+		for (a = 0; a < m->n; a++) {
+			for (b = 0; b < m->n; b++) {
+				if (a == b)
+					continue;
+				if (a < b && (o->tests & MT_LAT) && !mesh)
+					enqueue(m, net, 1, a, b, false);
+				if (a < b && (o->tests & MT_MTU))
+					enqueue(m, net, 2, a, b, false);
+				if (o->tests & MT_PORTS)
+					enqueue(m, net, 3, a, b, false);
+			}
+		}
+	}
+	round_close(m, &nr);
+	/* Then the bandwidth tournament, per network. */
+	if ((o->tests & MT_BW) && (o->modes & MM_PAIRWISE) &&
+	    sched_build(&s, m->n, rack, o->max_per_rack) == 0) {
+		for (net = 0; net < 2; net++) {
+			if (!(o->nets & (1 << net)))
+				continue;
+			for (r = 0; r < s.nrounds; r++) {
+				for (k = 0; k < s.count[r]; k++)
+					enqueue(m, net, 0, s.round[r][k].a,
+					    s.round[r][k].b, false);
+				round_close(m, &nr);
+			}
+		}
+		sched_free(&s);
+	}
+	/* The loads: one round each, every flow at once. */
+	for (net = 0; net < 2 && (o->tests & MT_BW); net++) {
+		int *dst;
+
+		if (!(o->nets & (1 << net)))
+			continue;
+		dst = calloc((size_t)(2 * m->n), sizeof(int));
+		if (o->modes & MM_A2A) {
+			for (a = 0; a < m->n; a++)
+				for (b = 0; b < m->n; b++)
+					if (a != b)
+						enqueue(m, net, T_A2A, a, b,
+						    false);
+			if (o->lat_loaded)
+				enqueue_mesh(m, net, T_LATLOAD);
+			round_close(m, &nr);
+		}
+		if ((o->modes & MM_FANOUT) && dst != NULL &&
+		    matrix_load_fanout(m->n, rack, dst) == 0) {
+			for (a = 0; a < m->n; a++)
+				for (k = 0; k < 2; k++)
+					enqueue(m, net, T_FANOUT, a,
+					    dst[2 * a + k], false);
+			/* Under one load only: the first that runs. */
+			if (o->lat_loaded && !(o->modes & MM_A2A))
+				enqueue_mesh(m, net, T_LATLOAD);
+			round_close(m, &nr);
+		}
+		free(dst);
+	}
+	/* round_close kept room for the sentinel. */
+	if (m->round_end != NULL)
+		m->round_end[nr] = 1 << 30;
+	m->nrounds = nr;
+	free(rack);
+}
+
+/* retest: a bandwidth cell below the profile's floor, or over its
+ * retransmit limit, is measured again alone before it may become a finding
+ * (contention is not a fault). */
+static int
+retest_plan(struct mrun *m)
+{
+	cJSON *cells = store_cells(&m->st, m->run), *c;
+	double floor = m->o->prof.line_gbps * m->o->prof.min_pct / 100.0;
+	char err[CF_ERRLEN];
+	int added = 0, a, b, net;
+
+	cJSON_ArrayForEach(c, cells) {
+		const char *t, *s, *d, *n, *st;
+		const cJSON *data, *end, *sum;
+		double x = INFINITY, y;
+		int k;
+
+		if (json_get_str(c, "test", 0, 16, &t, err) == -1 ||
+		    strcmp(t, "bw") != 0 ||
+		    json_get_str(c, "state", 0, 16, &st, err) == -1 ||
+		    strcmp(st, "lost") == 0 || strcmp(st, "skipped") == 0 ||
+		    json_get_str(c, "src", 0, 64, &s, err) == -1 ||
+		    json_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+		    json_get_str(c, "network", 0, 16, &n, err) == -1 ||
+		    json_get_obj(c, "data", &data, err) == -1 ||
+		    json_get_obj(data, "end", &end, err) == -1)
+			continue;
+		bool lossy = false;
+
+		for (k = 0; k < 2; k++) {
+			if (json_get_obj(end, k ? "sum_reverse" : "sum", &sum,
+			    err) == -1)
+				continue;
+			if (json_get_double(sum, "bits_per_second", 0, 1e15, &y,
+			    err) == 0 && y / 1e9 < x)
+				x = y / 1e9;
+			if (pair_result_loss_rpg(sum) > m->o->prof.max_rpg)
+				lossy = true;
+		}
+		/* Slow or lossy: measured again alone. */
+		if (!(x < floor) && !lossy)
+			continue;
+		net = strcmp(n, "cluster") == 0;
+		for (a = 0; a < m->n && strcmp(m->h[a]->name, s); a++)
+			;
+		for (b = 0; b < m->n && strcmp(m->h[b]->name, d); b++)
+			;
+		/* A cell stored before a --resume keeps its measurement:
+		 * no cell is measured twice across a resume. */
+		if (a < m->n && b < m->n && !stored(m, net, 0, a, b) &&
+		    enqueue(m, net, 0, a, b, true) == 0)
+			added++;
+	}
+	cJSON_Delete(cells);
+	return added;
+}
+
+int
+matrix_run(struct inventory *inv, const struct matrix_opts *o)
+{
+	struct mrun m;
+	struct matrix_opts ro;
+	struct inv_host *h;
+	char err[CF_ERRLEN], invpath[4096];
+	cJSON *opts;
+	int i, rc, r0;
+
+	memset(&m, 0, sizeof(m));
+	m.o = o;
+	m.inv = inv;
+	m.n = inv->nhosts;
+	m.h = calloc((size_t)m.n, sizeof(*m.h));
+	i = 0;
+	TAILQ_FOREACH(h, &inv->hosts, entry)
+		m.h[i++] = h;
+	if (m.n < 2) {
+		fprintf(stderr, "cephfab: matrix: the inventory needs at least "
+		    "two hosts\n");
+		free(m.h);
+		return EXIT_USAGE;
+	}
+	if (store_open(&m.st, o->db, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		free(m.h);
+		return EXIT_RUNTIME;
+	}
+	if (o->resume) {
+		opts = store_run_options(&m.st, o->resume, invpath,
+		    sizeof(invpath));
+		if (opts == NULL) {
+			fprintf(stderr, "cephfab: matrix: no run %lld in %s\n",
+			    (long long)o->resume, o->db);
+			store_close(&m.st);
+			free(m.h);
+			return EXIT_USAGE;
+		}
+		/* The run's own options, not this command line's. */
+		ro = *o;
+		report_restore(opts, &ro, true);
+		o = &ro;
+		m.o = o;
+		cJSON_Delete(opts);
+		m.run = o->resume;
+		m.stored = store_cells(&m.st, m.run);
+		stored_index(&m);
+		log_info("resuming run %lld: %d cells stored", (long long)m.run,
+		    cJSON_GetArraySize(m.stored));
+	} else {
+		opts = cJSON_CreateObject();
+		cJSON_AddNumberToObject(opts, "nets", o->nets);
+		cJSON_AddNumberToObject(opts, "tests", o->tests);
+		cJSON_AddNumberToObject(opts, "modes", o->modes);
+		cJSON_AddNumberToObject(opts, "streams", o->streams);
+		cJSON_AddNumberToObject(opts, "seconds", o->secs);
+		cJSON_AddStringToObject(opts, "profile", o->prof.name);
+		cJSON_AddItemToObject(opts, "profile_full",
+		    profile_to_json(&o->prof));
+		m.run = store_new_run(&m.st, inv->path, opts, err);
+		cJSON_Delete(opts);
+		if (m.run < 0) {
+			fprintf(stderr, "cephfab: %s\n", err);
+			store_close(&m.st);
+			free(m.h);
+			return EXIT_RUNTIME;
+		}
+		m.stored = cJSON_CreateArray();
+	}
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "cephfab: matrix run %lld, results in %s\n",
+		    (long long)m.run, o->db);
+	m.loop = ev_default_loop(EVFLAG_AUTO);
+	ev_signal_init(&m.sigint_w, signal_cb, SIGINT);
+	ev_signal_init(&m.sigterm_w, signal_cb, SIGTERM);
+	m.sigint_w.data = m.sigterm_w.data = &m;
+	ev_signal_start(m.loop, &m.sigint_w);
+	ev_signal_start(m.loop, &m.sigterm_w);
+	plan(&m);
+	if (m.oom || m.round_end == NULL) {
+		/* Nothing has run: the stored run resumes as it is. */
+		fprintf(stderr, "cephfab: matrix run %lld: out of memory while "
+		    "planning its cells\n", (long long)m.run);
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	m.t0 = ev_now(m.loop);
+	pump(&m);
+	if (m.running || m.next < m.nq)
+		ev_run(m.loop, 0);
+	if (!m.interrupted) {
+		r0 = m.nq;
+		if ((o->tests & MT_BW) && retest_plan(&m) > 0) {
+			/* Each retest alone: one round per cell. */
+			int k, nr = m.nrounds;
+			int *re = realloc(m.round_end, (size_t)(nr +
+			    (m.nq - r0) + 2) * sizeof(int));
+
+			if (re == NULL) {
+				log_warnx("out of memory: no retests");
+				while (m.nq > r0)
+					free(m.queue[--m.nq]);
+				goto report;
+			}
+			m.round_end = re;
+			for (k = r0; k < m.nq; k++)
+				m.round_end[nr++] = k + 1;
+			m.round_end[nr] = 1 << 30;
+			m.nrounds = nr;
+			pump(&m);
+			if (m.running || m.next < m.nq)
+				ev_run(m.loop, 0);
+		}
+	}
+report:
+	out_progress_done();
+	if (m.interrupted) {
+		fprintf(stderr, "cephfab: matrix run %lld interrupted; %d of %d "
+		    "cells stored. Resume with: cephfab -i %s matrix --db %s "
+		    "--resume %lld\n", (long long)m.run, m.done, m.total,
+		    inv->path, o->db, (long long)m.run);
+		rc = EXIT_RUNTIME;
+	} else {
+		rc = report_render(inv, o, m.run);
+	}
+out:
+	for (i = 0; i < m.nq; i++)
+		free(m.queue[i]);
+	free(m.queue);
+	free(m.round_end);
+	free(m.mtu_bad);
+	free(m.stored_idx);
+	free(m.h);
+	cJSON_Delete(m.stored);
+	ev_signal_stop(m.loop, &m.sigint_w);
+	ev_signal_stop(m.loop, &m.sigterm_w);
+	store_close(&m.st);
+	return rc;
+}

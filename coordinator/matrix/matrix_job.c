@@ -1,0 +1,133 @@
+/* mjob: the command line of one matrix cell, see matrix_int.h. Every
+ * cell runs as a child 'cephfab ... --json' (its own event loop and
+ * sessions); this is where the run's options become its arguments. */
+#include "matrix/matrix_int.h"
+
+#include <stdio.h>
+
+void
+matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
+{
+	const struct matrix_opts *o = j->m->o;
+	int k = 0;
+
+	argv[k++] = "cephfab";
+	argv[k++] = "-i";
+	argv[k++] = (char *)o->inventory;
+	if (o->key) {
+		argv[k++] = "-k";
+		argv[k++] = (char *)o->key;
+	}
+	snprintf(bufs[0], 32, "%.1f", o->timeout);
+	argv[k++] = "-t";
+	argv[k++] = bufs[0];
+	if (j->test == T_CEPHHB) {
+		argv[k++] = "ceph-heartbeats";
+		argv[k++] = "--ceph-conf";
+		argv[k++] = (char *)o->ceph_conf;
+		if (o->ceph_name) {
+			argv[k++] = "--ceph-name";
+			argv[k++] = (char *)o->ceph_name;
+		}
+		argv[k++] = "--json";
+		argv[k] = NULL;
+		return;
+	}
+	if (j->test == T_FACTS) {
+		snprintf(bufs[3], 32, "%lld", (long long)j->m->run);
+		argv[k++] = "hosts";
+		argv[k++] = "--facts";
+		argv[k++] = "--db";
+		argv[k++] = (char *)o->db;
+		argv[k++] = "--run";
+		argv[k++] = bufs[3];
+		argv[k] = NULL;
+		return;
+	}
+	if (j->mesh) {
+		int n = j->m->n;
+
+		/* Many hosts: fewer probes to each, so that the mesh takes
+		 * seconds (256 hosts at 1000/s: 2.6 s of probing). */
+		snprintf(bufs[1], 32, "%d", n > 64 ? 10 : 20);
+		snprintf(bufs[2], 32, "%u", o->lat_rate ? o->lat_rate : 1000);
+		argv[k++] = "mesh";
+		argv[k++] = "--net";
+		argv[k++] = (char *)net_name(j->net);
+		argv[k++] = "--json";
+		argv[k++] = "--count";
+		argv[k++] = bufs[1];
+		argv[k++] = "--rate";
+		argv[k++] = bufs[2];
+		snprintf(bufs[3], 32, "%lld", (long long)j->m->run);
+		argv[k++] = "--db";
+		argv[k++] = (char *)o->db;
+		argv[k++] = "--run";
+		argv[k++] = bufs[3];
+		if (j->test == T_LATLOAD) {
+			/* Under the load: once its flows are running. */
+			snprintf(bufs[4], 32, "%.3f", j->m->load_at + 1);
+			argv[k++] = "--test";
+			argv[k++] = "lat_load";
+			argv[k++] = "--start-at";
+			argv[k++] = bufs[4];
+		}
+		argv[k] = NULL;
+		return;
+	}
+	argv[k++] = (char *)(is_tput(j->test) ? "pair" : j->test == 1 ?
+	    "latency" : j->test == 2 ? "mtu" : "ports");
+	argv[k++] = j->m->h[j->a]->name;
+	argv[k++] = j->m->h[j->b]->name;
+	argv[k++] = "--net";
+	argv[k++] = (char *)net_name(j->net);
+	argv[k++] = "--json";
+	switch (j->test) {
+	case 0:
+		snprintf(bufs[1], 32, "%u", o->streams);
+		snprintf(bufs[2], 32, "%.1f", o->secs);
+		argv[k++] = "--bidir";
+		argv[k++] = "-P";
+		argv[k++] = bufs[1];
+		argv[k++] = "-t";
+		argv[k++] = bufs[2];
+		break;
+	case T_A2A:
+	case T_FANOUT:
+		/* One direction per cell; every cell of the load shares the
+		 * agents and starts at the same time. */
+		snprintf(bufs[1], 32, "%u", o->streams);
+		snprintf(bufs[2], 32, "%.1f", o->secs);
+		snprintf(bufs[4], 32, "%.3f", j->m->load_at);
+		argv[k++] = "-P";
+		argv[k++] = bufs[1];
+		argv[k++] = "-t";
+		argv[k++] = bufs[2];
+		argv[k++] = "--shared";
+		argv[k++] = "--start-at";
+		argv[k++] = bufs[4];
+		break;
+	case 1:
+		/* Low rate: probes run while other cells do. */
+		argv[k++] = "--size";
+		argv[k++] = "64,2000";
+		argv[k++] = "--count";
+		argv[k++] = "200";
+		argv[k++] = "--rate";
+		argv[k++] = "500";
+		break;
+	case 3:
+		if (o->prof.nports) {
+			char *p = bufs[3];
+			int i, off = 0;
+
+			for (i = 0; i < o->prof.nports && off < 28; i++)
+				off += snprintf(p + off, (size_t)(32 - off),
+				    "%s%u", i ? "," : "", o->prof.ports[i]);
+			argv[k++] = "--ports";
+			argv[k++] = p;
+		}
+		break;
+	}
+	argv[k] = NULL;
+}

@@ -1,0 +1,332 @@
+/* plan_net: the planner's host-to-host checks, see plan_net.h. */
+#include "migrate/plan_checks.h"
+#include "child.h"
+#include "core/inventory.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* self_run runs this program with ARGS (no shell: any path works) and
+ * parses what it prints; the exit status, -1 when it could not run. */
+static int
+self_run(const char *const *args, double timeout, cJSON **out)
+{
+	const char *argv[32];
+	char self[4096], *buf = NULL, err[CF_ERRLEN];
+	ssize_t sl;
+	size_t len = 0;
+	int i, rc;
+
+	*out = NULL;
+	if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return -1;
+	self[sl] = '\0';
+	argv[0] = self;
+	for (i = 0; args[i] && i < 30; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	rc = child_run(argv, timeout, 0, &buf, &len, 64u << 20, err);
+	if (buf)
+		*out = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	return rc;
+}
+
+void
+plan_host_addrs(const struct gopts *g, struct plan_state *ps)
+{
+	const char *a[8] = { "-i", g->inventory, "hosts", "--facts",
+	    "--json", NULL, NULL, NULL };
+	cJSON *doc, *h, *l, *ad;
+
+	if (g->key) {
+		a[5] = "-k";
+		a[6] = g->key;
+	}
+	/* The key after the command word: the CLI takes both orders. */
+	self_run(a, 120, &doc);
+	cJSON_ArrayForEach(h, cJSON_GetObjectItem(doc, "hosts")) {
+		const cJSON *nm = cJSON_GetObjectItem(h, "name");
+
+		if (!cJSON_IsString(nm) || ps->nhosts >= CEPH_MAX_OSDS)
+			continue;
+		snprintf(ps->hosts[ps->nhosts].host, CEPH_NAME_MAX, "%s",
+		    nm->valuestring);
+		ps->hosts[ps->nhosts].known = cJSON_GetObjectItem(h,
+		    "facts") != NULL;
+		cJSON_ArrayForEach(l, cJSON_GetObjectItem(cJSON_GetObjectItem(h,
+		    "facts"), "links"))
+			cJSON_ArrayForEach(ad, cJSON_GetObjectItem(l,
+			    "addresses")) {
+				struct netcidr c;
+				int j = ps->hosts[ps->nhosts].naddr;
+
+				if (j < 16 && cJSON_IsString(ad) &&
+				    netcidr_parse(ad->valuestring, &c) == 0) {
+					ps->hosts[ps->nhosts].addr[j] = c.addr;
+					ps->hosts[ps->nhosts].naddr++;
+				}
+			}
+		ps->nhosts++;
+	}
+	cJSON_Delete(doc);
+}
+
+struct nhost {
+	const char *name;
+	const struct inv_host *ih;
+	struct netaddr old, new;
+};
+
+static void
+add_host(cJSON *f, const char *h)
+{
+	cJSON *hs = cJSON_GetObjectItem(f, "hosts"), *x;
+
+	cJSON_ArrayForEach(x, hs)
+		if (strcmp(x->valuestring, h) == 0)
+			return;
+	cJSON_AddItemToArray(hs, cJSON_CreateString(h));
+}
+
+/* write_inv: the OSD hosts with their agents, the old cluster address as
+ * "public" and the new one as "cluster". */
+static int
+write_inv(const char *path, const struct inventory *inv, const char *key,
+    const struct ceph_map *m, const struct netcidr *nn, struct nhost *nh,
+    int n)
+{
+	FILE *f = fopen(path, "w");
+	char a[NETADDR_STRLEN + 8];
+	int i;
+
+	if (f == NULL)
+		return -1;
+	fprintf(f, "# cephfab plan: the old (public) and new (cluster) "
+	    "cluster networks\n[global]\nkey = %s\nport = %u\n", key,
+	    inv->port);
+	if (m->cluster_network[0])
+		fprintf(f, "public_network = %s\n", m->cluster_network);
+	fprintf(f, "cluster_network = %s\n", netcidr_str(nn, a, sizeof(a)));
+	for (i = 0; i < n; i++) {
+		fprintf(f, "\n[host %s]\nagent = %s", nh[i].name,
+		    netaddr_str(&nh[i].ih->agent, a, sizeof(a)));
+		if (nh[i].ih->port)
+			fprintf(f, ":%u", nh[i].ih->port);
+		fprintf(f, "\npublic = %s\n", netaddr_str(&nh[i].old, a,
+		    sizeof(a)));
+		fprintf(f, "cluster = %s\n", netaddr_str(&nh[i].new, a,
+		    sizeof(a)));
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+int
+plan_net_checks(const struct gopts *g, const struct ceph_map *m,
+    const struct plan_state *ps, const struct plan_opts *o, cJSON *fs)
+{
+	struct inventory inv;
+	struct nhost nh[64];
+	char dir[] = "/tmp/cephfab-plan-XXXXXX", ipath[64], db[64], js[64];
+	char err[CF_ERRLEN], a1[NETADDR_STRLEN], a2[NETADDR_STRLEN];
+	const char *key;
+	int n = 0, i, k, blocks = 0, rc, refused = 0;
+	cJSON *doc, *f, *x, *pairs = NULL;
+
+	if (g->inventory == NULL || inventory_load(g->inventory, &inv, err))
+		return 0;
+	key = key_path(g, &inv);
+	/* The OSD hosts with an agent, an old and a new address. */
+	for (i = 0; i < m->nosds && n < 64; i++) {
+		const struct ceph_osd *d = &m->osds[i];
+		const struct inv_host *ih;
+
+		for (k = 0; k < n && strcmp(nh[k].name, d->host); k++)
+			;
+		if (k < n || d->host[0] == '\0' || d->clus.family == 0 ||
+		    (ih = inventory_find(&inv, d->host)) == NULL)
+			continue;
+		nh[n].name = d->host;
+		nh[n].ih = ih;
+		nh[n].old = d->clus;
+		memset(&nh[n].new, 0, sizeof(nh[n].new));
+		for (k = 0; k < ps->nhosts; k++) {
+			int j;
+
+			if (strcmp(ps->hosts[k].host, d->host) != 0)
+				continue;
+			for (j = 0; j < ps->hosts[k].naddr; j++)
+				if (netcidr_contains(&o->new_net,
+				    &ps->hosts[k].addr[j]))
+					nh[n].new = ps->hosts[k].addr[j];
+		}
+		if (nh[n].new.family)
+			n++;
+	}
+	if (n < 2 || mkdtemp(dir) == NULL) {
+		inventory_free(&inv);
+		return 0;
+	}
+	snprintf(ipath, sizeof(ipath), "%s/inv", dir);
+	snprintf(db, sizeof(db), "%s/m.db", dir);
+	snprintf(js, sizeof(js), "%s/m.json", dir);
+	if (write_inv(ipath, &inv, key, m, &o->new_net, nh, n) == -1)
+		goto out;
+	fprintf(stderr, "preflight: testing the new network between %d OSD "
+	    "hosts\n", n);
+	/* 1. The new network as any network: reach, DF path MTU, ports. */
+	{
+		const char *a[] = { "-i", ipath, "matrix", "--net", "cluster",
+		    "--tests", "lat,mtu,ports", "--db", db, "--json", js,
+		    NULL };
+
+		rc = self_run(a, 600, &doc);
+		cJSON_Delete(doc);
+		doc = NULL;
+		if (rc != 0) {
+			FILE *jf = fopen(js, "r");
+			char *buf = NULL;
+			size_t cap = 0;
+			ssize_t len = jf ? getdelim(&buf, &cap, '\0', jf) : -1;
+
+			doc = len > 0 ? cJSON_ParseWithLength(buf, (size_t)len) :
+			    NULL;
+			free(buf);
+			if (jf)
+				fclose(jf);
+			cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc,
+			    "findings")) {
+				const cJSON *sm = cJSON_GetObjectItem(x,
+				    "summary"), *kd = cJSON_GetObjectItem(x,
+				    "kind"), *h;
+				char kind[80], sum[400];
+
+				snprintf(kind, sizeof(kind), "new_network_%s",
+				    cJSON_IsString(kd) ? kd->valuestring : "?");
+				snprintf(sum, sizeof(sum), "on the new network: "
+				    "%s", cJSON_IsString(sm) ? sm->valuestring :
+				    "(no summary)");
+				f = plan_finding(fs, kind, "fix the new network "
+				    "first: OSDs moved onto it would not reach "
+				    "each other", "%s", sum);
+				cJSON_ArrayForEach(h, cJSON_GetObjectItem(x,
+				    "hosts"))
+					if (cJSON_IsString(h))
+						add_host(f, h->valuestring);
+				blocks++;
+			}
+			cJSON_Delete(doc);
+			doc = NULL;
+			if (rc != 1) {
+				plan_finding(fs, "new_network_untested", "run "
+				    "'cephfab matrix' on it by hand", "the new "
+				    "network could not be tested (the matrix "
+				    "did not run: are the agents up?)");
+				blocks++;
+			}
+		}
+	}
+	/* 2. Every old address to every new one, both ways round. */
+	for (i = 0; i < n; i++)
+		for (k = 0; k < n; k++) {
+			const char *a[] = { "-i", ipath, "--json", "reach",
+			    nh[i].name, nh[k].name, "--from-net", "public",
+			    "--to-net", "cluster", NULL };
+			bool lost = false;
+			const cJSON *er;
+
+			if (i == k)
+				continue;
+			rc = self_run(a, 60, &doc);
+			/* An agent that refuses (allow_targets, say) has not
+			 * measured anything: say why, once. */
+			er = cJSON_GetObjectItem(cJSON_GetArrayItem(
+			    cJSON_GetObjectItem(doc, "results"), 0), "error");
+			if (cJSON_IsString(er)) {
+				char sum[400];
+
+				if (refused++ == 0) {
+					snprintf(sum, sizeof(sum), "old->new "
+					    "not tested: %s", er->valuestring);
+					plan_finding(fs, "new_network_untested",
+					    strstr(er->valuestring,
+					    "allow_targets") ? "add the new "
+					    "network to allow_targets in "
+					    "agent.conf on every host" : "check "
+					    "the agents", "%s", sum);
+					blocks++;
+				}
+				cJSON_Delete(doc);
+				doc = NULL;
+				continue;
+			}
+			cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc,
+			    "findings")) {
+				const cJSON *kd = cJSON_GetObjectItem(x, "kind");
+
+				lost |= cJSON_IsString(kd) && strcmp(
+				    kd->valuestring, "unreachable") == 0;
+			}
+			lost |= rc == 3 || doc == NULL;
+			cJSON_Delete(doc);
+			doc = NULL;
+			if (!lost)
+				continue;
+			if (pairs == NULL) {
+				f = plan_finding(fs, "old_new_unreachable",
+				    "route (and allow) the old cluster network "
+				    "to the new one and back on every host: "
+				    "during the transition OSDs on both "
+				    "heartbeat and replicate to each other",
+				    "placeholder");
+				pairs = cJSON_AddArrayToObject(
+				    cJSON_GetObjectItem(f, "evidence"), "pairs");
+				blocks++;
+			}
+			{
+				char p[160];
+
+				snprintf(p, sizeof(p), "%s %s -> %s %s",
+				    nh[i].name, netaddr_str(&nh[i].old, a1,
+				    sizeof(a1)), nh[k].name, netaddr_str(
+				    &nh[k].new, a2, sizeof(a2)));
+				cJSON_AddItemToArray(pairs,
+				    cJSON_CreateString(p));
+				add_host(f, nh[i].name);
+				add_host(f, nh[k].name);
+			}
+		}
+	if (pairs) {
+		char sum[512];
+		size_t off;
+
+		off = (size_t)snprintf(sum, sizeof(sum), "%d old->new "
+		    "pair%s get no answer:", cJSON_GetArraySize(pairs),
+		    cJSON_GetArraySize(pairs) > 1 ? "s" : "");
+		cJSON_ArrayForEach(x, pairs)
+			if (off < sizeof(sum) - 2)
+				off += (size_t)snprintf(sum + off, sizeof(sum) -
+				    off, " %s;", x->valuestring);
+		if (off < sizeof(sum))
+			sum[off - 1] = '\0';
+		cJSON_ReplaceItemInObject(f, "summary", cJSON_CreateString(sum));
+	}
+out:
+	unlink(ipath);
+	unlink(js);
+	unlink(db);
+	{
+		char w[80];
+
+		snprintf(w, sizeof(w), "%s-wal", db);
+		unlink(w);
+		snprintf(w, sizeof(w), "%s-shm", db);
+		unlink(w);
+	}
+	rmdir(dir);
+	inventory_free(&inv);
+	return blocks;
+}

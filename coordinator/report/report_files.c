@@ -1,0 +1,507 @@
+/*
+ * mrender: a matrix run's result tree written as files: a self-contained
+ * HTML heatmap, JUnit XML and Prometheus text (see matrix.h).
+ */
+#include "matrix/matrix.h"
+#include "core/out.h"
+#include "store/store.h"
+#include "json.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* --- files ----------------------------------------------------------- */
+
+int
+report_html(const cJSON *doc, const char *path, char *err)
+{
+	struct out_file of;
+	FILE *f;
+	char *json;
+	const char *p;
+
+	if (out_file_open(&of, path, err) == -1)
+		return -1;
+	f = of.f;
+	json = cJSON_PrintUnformatted(doc);
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	    "<title>cephfab matrix</title><style>\n"
+	    "body{font:14px sans-serif;margin:2em;color:#222}"
+	    "table{border-collapse:collapse;margin:1em 0}"
+	    "td,th{border:1px solid #ccc;padding:4px 6px;text-align:right;"
+	    "min-width:3.5em}th{background:#eee}"
+	    "td.bad{background:#f4a7a7}td.near{background:#f7e08a}"
+	    "td.ok{background:#a8e0a0}td.lost{background:#d7b5e8}"
+	    "td.self{background:#fafafa}td.hl{outline:3px solid #000}"
+	    ".f-error{color:#b00}.f-warn{color:#a60}"
+	    "button{margin-right:.5em}</style></head><body>\n"
+	    "<h1>cephfab matrix</h1><p id=\"meta\"></p>"
+	    "<div id=\"metrics\"></div><div id=\"grids\"></div>"
+	    "<h2>Paths</h2><table id=\"topology\"></table>"
+	    "<h2>Findings</h2><ol id=\"findings\"></ol>"
+	    "<p id=\"verdict\"></p>\n<script>\n", f);
+	/* The data, inline: the file is self-contained, nothing is
+	 * fetched. '</' is split so the JSON cannot end the script. */
+	fputs("const D=", f);
+	for (p = json ? json : "{}"; *p; p++) {
+		if (p[0] == '<' && p[1] == '/')
+			fputs("<\\", f);
+		else
+			fputc(*p, f);
+	}
+	fputs(";\n"
+	    "const M={gbps:'Gbit/s',retrans_per_gb:'retransmits/GB',"
+	    "rtt_p99_us:'RTT p99 (us)',ceph_ping_ms:'Ceph heartbeat (ms)',"
+	    "path_mtu:'path MTU'};\n"
+	    "let metric='gbps';\n"
+	    "function cls(c){if(c.state==='lost')return 'lost';"
+	    "if(c.state==='skipped')return 'bad';"
+	    "const v=c[metric];if(v===null)return '';"
+	    "if(metric==='gbps')return v<D.floor_gbps?'bad':"
+	    "v<D.floor_gbps*1.15?'near':'ok';"
+	    "if(metric==='path_mtu')return c.configured_mtu!==null&&"
+	    "v<c.configured_mtu?'bad':'ok';return '';}\n"
+	    "function draw(){const g=document.getElementById('grids');"
+	    "g.innerHTML='';const H=D.hosts.map(h=>h.name);"
+	    "for(const [net,nd] of Object.entries(D.networks)){"
+	    "const h2=document.createElement('h2');h2.textContent=net+' network: '"
+	    "+M[metric];g.appendChild(h2);const t=document.createElement('table');"
+	    "t.className='grid';t.dataset.net=net;"
+	    "let r=t.insertRow();r.appendChild(document.createElement('th'));"
+	    "for(const h of H){const th=document.createElement('th');"
+	    "th.textContent=h;r.appendChild(th);}"
+	    "for(const s of H){r=t.insertRow();const th=document.createElement('th');"
+	    "th.textContent=s;r.appendChild(th);for(const d of H){"
+	    "const td=r.insertCell();td.className='cell';"
+	    "if(s===d){td.className+=' self';td.textContent='-';continue;}"
+	    "const c=nd.cells.find(c=>c.src===s&&c.dst===d);"
+	    "td.id='c-'+net+'-'+s+'-'+d;if(!c)continue;td.className+=' '+cls(c);"
+	    "const v=c[metric];td.textContent=c.state==='lost'?'lost':"
+	    "c.state==='skipped'?'mtu!':v===null?'?':(metric==='gbps'?v.toFixed(2):Math.round(v));"
+	    "td.title=s+' \\u2192 '+d+'\\n'+Object.entries(c).map(([k,x])=>"
+	    "k+': '+x).join('\\n');}}g.appendChild(t);}}\n"
+	    "function init(){document.getElementById('meta').textContent="
+	    "'run '+D.run+', inventory '+D.inventory+', profile '+D.profile+"
+	    "', floor '+D.floor_gbps+' Gbit/s';"
+	    "const m=document.getElementById('metrics');"
+	    "for(const k of Object.keys(M)){const b=document.createElement('button');"
+	    "b.textContent=M[k];b.onclick=()=>{metric=k;draw();};m.appendChild(b);}"
+	    "draw();const ol=document.getElementById('findings');"
+	    "for(const f of D.findings){const li=document.createElement('li');"
+	    "li.className='finding f-'+f.severity;li.textContent=f.severity+' '+"
+	    "f.kind+': '+f.summary+' \\u2014 '+f.hint;"
+	    "li.onmouseover=()=>{document.querySelectorAll('td.hl').forEach("
+	    "e=>e.classList.remove('hl'));const [a,b]=f.hosts;"
+	    "for(const id of ['c-'+f.network+'-'+a+'-'+b,'c-'+f.network+'-'+b+"
+	    "'-'+a]){const e=document.getElementById(id);if(e)e.classList.add("
+	    "'hl');}};ol.appendChild(li);}"
+	    "if(!D.findings.length){const li=document.createElement('li');"
+	    "li.textContent='no findings';ol.appendChild(li);}"
+	    "const tt=document.getElementById('topology');"
+	    "for(const t of (D.topology||[])){const tr=tt.insertRow();"
+	    "for(const v of [t.host,t.public||'',t.cluster||'',t.frr||'']){"
+	    "tr.insertCell().textContent=v;}}"
+	    "if(!(D.topology||[]).length){tt.insertRow().insertCell()."
+	    "textContent='no facts (run with --tests facts)';}"
+	    "document.getElementById('verdict').textContent='verdict: '+D.verdict;}\n"
+	    "init();\n</script></body></html>\n", f);
+	free(json);
+	return out_file_close(&of, err);
+}
+
+static void
+xml_esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+int
+report_junit(const cJSON *doc, const char *path, char *err)
+{
+	static const char *checks[] = { "bandwidth", "latency", "mtu",
+	    "ports", "egress" };
+	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
+	const cJSON *fs = cJSON_GetObjectItem(doc, "findings"), *f;
+	struct out_file of;
+	FILE *fp;
+	char e2[CF_ERRLEN];
+	int k;
+
+	if (out_file_open(&of, path, err) == -1)
+		return -1;
+	fp = of.f;
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
+	    "name=\"cephfab matrix\">\n", fp);
+	cJSON_ArrayForEach(net, nets) {
+		fprintf(fp, "  <testsuite name=\"%s\">\n", net->string);
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells")) {
+			const char *s, *d;
+
+			if (json_get_str(c, "src", 0, 64, &s, e2) == -1 ||
+			    json_get_str(c, "dst", 0, 64, &d, e2) == -1)
+				continue;
+			for (k = 0; k < 5; k++) {
+				fprintf(fp, "    <testcase classname=\"%s.%s\" "
+				    "name=\"%s -&gt; %s\">", net->string,
+				    checks[k], s, d);
+				cJSON_ArrayForEach(f, fs) {
+					const char *fk, *fn, *sum, *sev;
+					const cJSON *hs;
+					bool mine;
+
+					if (json_get_str(f, "kind", 0, 32, &fk,
+					    e2) == -1 || json_get_str(f,
+					    "network", 0, 16, &fn, e2) == -1 ||
+					    json_get_str(f, "summary", 0, 1024,
+					    &sum, e2) == -1 || json_get_str(f,
+					    "severity", 0, 8, &sev, e2) == -1 ||
+					    strcmp(fn, net->string) != 0 ||
+					    strcmp(sev, "error") != 0)
+						continue;
+					hs = cJSON_GetObjectItem(f, "hosts");
+					mine = false;
+					{
+						const cJSON *x;
+						int hit = 0, cnt = 0;
+
+						cJSON_ArrayForEach(x, hs) {
+							cnt++;
+							if (cJSON_IsString(x) &&
+							    (!strcmp(x->
+							    valuestring, s) ||
+							    !strcmp(x->
+							    valuestring, d)))
+								hit++;
+						}
+						mine = hit == cnt || (cnt == 1 &&
+						    hit == 1);
+					}
+					if (!mine || (k == 0 && !strstr(
+					    "slow_pair slow_host rack_uplink "
+					    "lossy_pair unreachable", fk)) ||
+					    (k == 1 && strcmp(fk,
+					    "high_latency")) || (k == 2 &&
+					    strcmp(fk, "mtu_blackhole")) ||
+					    (k == 3 && strcmp(fk,
+					    "port_blocked")) || (k == 4 &&
+					    strcmp(fk, "wrong_egress")))
+						continue;
+					fprintf(fp, "<failure type=\"%s\" "
+					    "message=\"", fk);
+					xml_esc(fp, sum);
+					fputs("\"/>", fp);
+				}
+				fputs("</testcase>\n", fp);
+			}
+		}
+		fputs("  </testsuite>\n", fp);
+	}
+	fputs("</testsuites>\n", fp);
+	return out_file_close(&of, err);
+}
+
+static void
+prom_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*s, f);
+	}
+}
+
+int
+report_prom(const cJSON *doc, const char *path, char *err)
+{
+	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
+	const cJSON *f;
+	char e2[CF_ERRLEN];
+	struct out_file of;
+	FILE *fp;
+	int pass;
+	static const struct { const char *name, *field, *help; double mul; }
+	    m[] = {
+		{ "cephfab_pair_bandwidth_bits_per_second", "gbps",
+		    "Throughput from src to dst measured by cephfab matrix.",
+		    1e9 },
+		{ "cephfab_pair_retransmits_per_gigabyte", "retrans_per_gb",
+		    "TCP retransmits per GB sent from src to dst, not counting "
+		    "those the receiver reported as spurious.", 1 },
+	};
+	int k;
+
+	/* Written next to the target and renamed (out_file): the
+	 * textfile collector never reads half a file. */
+	if (out_file_open(&of, path, err) == -1)
+		return -1;
+	fp = of.f;
+	for (k = 0; k < 2; k++) {
+		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name,
+		    m[k].help, m[k].name);
+		cJSON_ArrayForEach(net, nets) {
+			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
+			    "cells")) {
+				const char *s, *d;
+				double v;
+
+				if (json_get_str(c, "src", 0, 64, &s, e2) == -1 ||
+				    json_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
+				    json_get_double(c, m[k].field, 0, 1e15, &v,
+				    e2) == -1)
+					continue;
+				fprintf(fp, "%s{src=\"", m[k].name);
+				prom_label(fp, s);
+				fputs("\",dst=\"", fp);
+				prom_label(fp, d);
+				fprintf(fp, "\",network=\"%s\"} %.6g\n",
+				    net->string, v * m[k].mul);
+			}
+		}
+	}
+	fputs("# HELP cephfab_pair_rtt_seconds Round-trip time quantiles of "
+	    "2000-byte UDP probes.\n# TYPE cephfab_pair_rtt_seconds gauge\n",
+	    fp);
+	for (pass = 0; pass < 2; pass++) {
+		cJSON_ArrayForEach(net, nets) {
+			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
+			    "cells")) {
+				const char *s, *d;
+				double v;
+
+				if (json_get_str(c, "src", 0, 64, &s, e2) == -1 ||
+				    json_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
+				    json_get_double(c, pass ? "rtt_p99_us" :
+				    "rtt_p50_us", 0, 1e12, &v, e2) == -1)
+					continue;
+				fputs("cephfab_pair_rtt_seconds{src=\"", fp);
+				prom_label(fp, s);
+				fputs("\",dst=\"", fp);
+				prom_label(fp, d);
+				fprintf(fp, "\",network=\"%s\",quantile=\"%s\"} "
+				    "%.9f\n", net->string, pass ? "0.99" : "0.5",
+				    v / 1e6);
+			}
+		}
+	}
+	fputs("# HELP cephfab_findings Findings of the last matrix run by kind "
+	    "and severity.\n# TYPE cephfab_findings gauge\n", fp);
+	{
+		static const char *kinds[] = { "unreachable", "slow_host",
+		    "slow_pair", "lossy_pair", "high_latency", "asymmetric",
+		    "mtu_blackhole", "port_blocked", "wrong_egress",
+		    "rack_uplink" };
+		size_t i;
+
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			int cnt = 0;
+			const char *sev = "error";
+
+			cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc,
+			    "findings")) {
+				const char *kk;
+
+				if (json_get_str(f, "kind", 0, 32, &kk, e2) == 0 &&
+				    strcmp(kk, kinds[i]) == 0) {
+					cnt++;
+					json_get_str(f, "severity", 0, 8, &sev,
+					    e2);
+				}
+			}
+			if (strcmp(kinds[i], "high_latency") == 0 ||
+			    strcmp(kinds[i], "asymmetric") == 0)
+				sev = "warn";
+			fprintf(fp, "cephfab_findings{kind=\"%s\",severity=\"%s\"}"
+			    " %d\n", kinds[i], sev, cnt);
+		}
+	}
+	return out_file_close(&of, err);
+}
+
+/* csv_field writes one field, quoted when it needs to be (RFC 4180). */
+static void
+csv_field(FILE *f, const cJSON *v, bool last)
+{
+	if (cJSON_IsNumber(v))
+		fprintf(f, "%.6g", v->valuedouble);
+	else if (cJSON_IsString(v)) {
+		const char *s = v->valuestring;
+
+		if (strpbrk(s, ",\"\n\r")) {
+			fputc('"', f);
+			for (; *s; s++) {
+				if (*s == '"')
+					fputc('"', f);
+				fputc(*s, f);
+			}
+			fputc('"', f);
+		} else
+			fputs(s, f);
+	} else if (cJSON_IsBool(v))
+		fputs(cJSON_IsTrue(v) ? "true" : "false", f);
+	fputc(last ? '\n' : ',', f);
+}
+
+int
+report_csv(const cJSON *doc, const char *path, char *err)
+{
+	static const char *cols[] = { "src", "dst", "state", "gbps",
+	    "retrans_per_gb", "rtt_p50_us", "rtt_p99_us", "path_mtu",
+	    "configured_mtu", "ports", NULL };
+	const cJSON *net, *c, *f;
+	struct out_file of;
+	FILE *fp;
+	int k;
+
+	if (out_file_open(&of, path, err) == -1)
+		return -1;
+	fp = of.f;
+	fputs("network", fp);
+	for (k = 0; cols[k]; k++)
+		fprintf(fp, ",%s", cols[k]);
+	fputc('\n', fp);
+	cJSON_ArrayForEach(net, cJSON_GetObjectItem(doc, "networks")) {
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells")) {
+			fprintf(fp, "%s,", net->string);
+			for (k = 0; cols[k]; k++)
+				csv_field(fp, cJSON_GetObjectItem(c, cols[k]),
+				    cols[k + 1] == NULL);
+		}
+	}
+	/* The findings after a blank line, their own header. */
+	fputs("\nfinding,severity,network,hosts,summary\n", fp);
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings")) {
+		const cJSON *h;
+		char hosts[512];
+		size_t off = 0;
+		cJSON *hs;
+
+		hosts[0] = '\0';
+		cJSON_ArrayForEach(h, cJSON_GetObjectItem(f, "hosts"))
+			if (cJSON_IsString(h) && off < sizeof(hosts) - 2)
+				off += (size_t)snprintf(hosts + off,
+				    sizeof(hosts) - off, "%s%s", off ? " " : "",
+				    h->valuestring);
+		csv_field(fp, cJSON_GetObjectItem(f, "kind"), false);
+		csv_field(fp, cJSON_GetObjectItem(f, "severity"), false);
+		csv_field(fp, cJSON_GetObjectItem(f, "network"), false);
+		hs = cJSON_CreateString(hosts);
+		csv_field(fp, hs, false);
+		cJSON_Delete(hs);
+		csv_field(fp, cJSON_GetObjectItem(f, "summary"), true);
+	}
+	return out_file_close(&of, err);
+}
+
+/* --- re-rendering a stored run ------------------------------------- */
+
+void
+report_restore(const cJSON *opts, struct matrix_opts *o, bool all)
+{
+	const cJSON *pf = cJSON_GetObjectItem(opts, "profile_full");
+	char err[CF_ERRLEN];
+	double v;
+
+	if (all) {
+		if (json_get_double(opts, "nets", 0, 3, &v, err) == 0)
+			o->nets = (int)v;
+		if (json_get_double(opts, "tests", 0, 1 << 16, &v, err) == 0)
+			o->tests = (int)v;
+		if (json_get_double(opts, "modes", 0, 1 << 16, &v, err) == 0)
+			o->modes = (int)v;
+		if (json_get_double(opts, "streams", 1, 128, &v, err) == 0)
+			o->streams = (int)v;
+		if (json_get_double(opts, "seconds", 0.1, 3600, &v, err) == 0)
+			o->secs = v;
+	}
+	if (pf && o->prof_given && all)
+		fprintf(stderr, "cephfab: --resume judges by the run's own "
+		    "profile '%s', not by --profile\n", o->prof.name);
+	if (pf && (!o->prof_given || all) &&
+	    profile_from_json(pf, &o->prof, err) == -1)
+		fprintf(stderr, "cephfab: the run's stored profile: %s; using "
+		    "this command's\n", err);
+}
+
+int
+report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run)
+{
+	static int (*const writers[])(const cJSON *, const char *, char *) = {
+		report_json, report_csv, report_html, report_junit,
+		report_prom
+	};
+	const char *paths[] = { o->json, o->csv, o->html, o->junit, o->prom };
+	struct matrix_opts ro;
+	struct store st;
+	char err[CF_ERRLEN];
+	cJSON *doc;
+	int errors = 0, rc = EXIT_PASS;
+	size_t k;
+
+	if (store_open(&st, o->db, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	if (store_count(&st, run) <= 0) {
+		fprintf(stderr, "cephfab: no cells of run %lld in %s\n",
+		    (long long)run, o->db);
+		store_close(&st);
+		return EXIT_USAGE;
+	}
+	{
+		/* Judged by the run's own profile unless one was given. */
+		char ip[4096];
+		cJSON *opts = store_run_options(&st, run, ip, sizeof(ip));
+
+		ro = *o;
+		if (opts)
+			report_restore(opts, &ro, false);
+		cJSON_Delete(opts);
+		o = &ro;
+	}
+	doc = report_build(inv, o, run, &st, &errors);
+	store_finish(&st, run, errors ? "fail" : "pass",
+	    cJSON_GetObjectItem(doc, "findings"), err);
+	if (errors)
+		rc = EXIT_PROBLEMS;
+	if (o->json_stdout)
+		out_json(doc);
+	else
+		report_terminal(doc, isatty(STDOUT_FILENO));
+	/* Each file whole or not at all (out_file); one line per failure. */
+	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
+		if (paths[k] && writers[k](doc, paths[k], err) == -1) {
+			fprintf(stderr, "cephfab: %s\n", err);
+			rc = EXIT_RUNTIME;
+		}
+	cJSON_Delete(doc);
+	store_close(&st);
+	return rc;
+}
+
+int
+report_json(const cJSON *doc, const char *path, char *err)
+{
+	struct out_file of;
+
+	if (out_file_open(&of, path, err) == -1)
+		return -1;
+	out_json_write(of.f, doc);
+	return out_file_close(&of, err);
+}

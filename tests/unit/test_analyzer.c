@@ -1,0 +1,165 @@
+/* Unit tests for agent/analyzer.c on crafted packets: the handshake RTT,
+ * the data RTT from ACKs when there are no timestamps (and none from a
+ * retransmitted segment, Karn), a retransmission, a fast retransmission
+ * after two duplicate ACKs, a zero window, and the flow cap. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+
+#include "capture/analyzer.h"
+
+#define SYN 0x02
+#define ACK 0x10
+
+static uint8_t pkt[128];
+
+/* mk: an IPv4/TCP packet from A (10.0.0.1:1000) or B (10.0.0.2:6800). */
+static size_t
+mk(int from_b, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+    uint16_t len)
+{
+	uint32_t a = htonl(0x0a000001), b = htonl(0x0a000002);
+	uint16_t tot = htons((uint16_t)(40 + len));
+
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0] = 0x45;
+	memcpy(pkt + 2, &tot, 2);
+	pkt[8] = 64;
+	pkt[9] = 6;
+	memcpy(pkt + 12, from_b ? &b : &a, 4);
+	memcpy(pkt + 16, from_b ? &a : &b, 4);
+	pkt[20] = from_b ? 0x1a : 0x03;	/* ports 6800 / 1000 */
+	pkt[21] = from_b ? 0x90 : 0xe8;
+	pkt[22] = from_b ? 0x03 : 0x1a;
+	pkt[23] = from_b ? 0xe8 : 0x90;
+	seq = htonl(seq);
+	ack = htonl(ack);
+	memcpy(pkt + 24, &seq, 4);
+	memcpy(pkt + 28, &ack, 4);
+	pkt[32] = 0x50;
+	pkt[33] = flags;
+	pkt[34] = (uint8_t)(win >> 8);
+	pkt[35] = (uint8_t)win;
+	return 40;	/* headers only, as captured */
+}
+
+static void
+test_rtts(void **state)
+{
+	struct analyzer t;
+	struct analyzer_flow *f;
+
+	(void)state;
+	assert_int_equal(analyzer_init(&t, 0), 0);
+	analyzer_packet(&t, 1.000, pkt, mk(0, 100, 0, SYN, 1000, 0));
+	analyzer_packet(&t, 1.002, pkt, mk(1, 500, 101, SYN | ACK, 1000, 0));
+	f = analyzer_packet(&t, 1.003, pkt, mk(0, 101, 501, ACK, 1000, 0));
+	assert_non_null(f);
+	/* SYN to the ACK that completes the handshake. */
+	assert_true(f->hs_rtt > 0.0029 && f->hs_rtt < 0.0031);
+	/* 1000 bytes out, ACKed 4 ms later: one sample of 4 ms. */
+	analyzer_packet(&t, 1.010, pkt, mk(0, 101, 501, ACK, 1000, 1000));
+	analyzer_packet(&t, 1.014, pkt, mk(1, 501, 1101, ACK, 1000, 0));
+	assert_int_equal(f->d[0].c.rtt_n, 1);
+	assert_true(f->d[0].c.rtt_sum > 0.0039 && f->d[0].c.rtt_sum < 0.0041);
+	/* Sent, sent again (a retransmission), ACKed: no sample (Karn). */
+	analyzer_packet(&t, 1.020, pkt, mk(0, 1101, 501, ACK, 1000, 1000));
+	analyzer_packet(&t, 1.300, pkt, mk(0, 1101, 501, ACK, 1000, 1000));
+	analyzer_packet(&t, 1.301, pkt, mk(1, 501, 2101, ACK, 1000, 0));
+	assert_int_equal(f->d[0].c.retrans, 1);
+	assert_int_equal(f->d[0].c.rtt_n, 1);
+	assert_int_equal(f->d[0].c.segments, 5);
+	assert_int_equal(f->d[0].c.bytes, 3000);
+	analyzer_free(&t);
+}
+
+static void
+test_fast_and_zero_window(void **state)
+{
+	struct analyzer t;
+	struct analyzer_flow *f;
+
+	(void)state;
+	assert_int_equal(analyzer_init(&t, 0), 0);
+	analyzer_packet(&t, 1.0, pkt, mk(0, 1, 1, ACK, 1000, 1000));
+	analyzer_packet(&t, 1.0001, pkt, mk(0, 1001, 1, ACK, 1000, 1000));
+	analyzer_packet(&t, 1.0002, pkt, mk(0, 2001, 1, ACK, 1000, 1000));
+	/* 1001 lost: B acks 1001 three times (two duplicates). */
+	analyzer_packet(&t, 1.01, pkt, mk(1, 1, 1001, ACK, 1000, 0));
+	analyzer_packet(&t, 1.011, pkt, mk(1, 1, 1001, ACK, 1000, 0));
+	analyzer_packet(&t, 1.012, pkt, mk(1, 1, 1001, ACK, 1000, 0));
+	f = analyzer_packet(&t, 1.015, pkt, mk(0, 1001, 1, ACK, 1000, 1000));
+	assert_int_equal(f->d[1].c.dup_acks, 2);
+	assert_int_equal(f->d[0].c.fast_retrans, 1);
+	assert_int_equal(f->d[0].c.retrans, 1);
+	/* B's window closes. */
+	analyzer_packet(&t, 1.02, pkt, mk(1, 1, 3001, ACK, 0, 0));
+	assert_int_equal(f->d[1].c.zero_window, 1);
+	analyzer_free(&t);
+}
+
+static void
+test_cap(void **state)
+{
+	struct analyzer t;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(analyzer_init(&t, 8), 0);
+	for (i = 0; i < 100; i++) {
+		mk(0, 1, 0, SYN, 1000, 0);
+		pkt[20] = (uint8_t)(i >> 8);	/* a new source port each */
+		pkt[21] = (uint8_t)i;
+		analyzer_packet(&t, 1.0 + i, pkt, 40);
+	}
+	assert_int_equal(t.nflows, 8);
+	assert_int_equal(t.evicted, 92);
+	/* Too short or not TCP: counted, not analyzed. */
+	assert_null(analyzer_packet(&t, 2.0, pkt, 30));
+	pkt[9] = 17;
+	assert_null(analyzer_packet(&t, 2.0, pkt, 40));
+	assert_int_equal(t.truncated + t.non_tcp, 2);
+	analyzer_free(&t);
+}
+
+/* The capture ring follows the link: 200 ms of full-size frames' headers,
+ * within its floor and ceiling. */
+static void
+test_ring(void **state)
+{
+	size_t r10, r25;
+
+	(void)state;
+	/* Unknown speed (veth, down link) and slow links: the floor. */
+	assert_int_equal(analyzer_ring_bytes(-1, 128), 16u << 20);
+	assert_int_equal(analyzer_ring_bytes(0, 128), 16u << 20);
+	assert_int_equal(analyzer_ring_bytes(1000, 128), 16u << 20);
+	/* 10G: 812,744 frames/s x 176 bytes x 0.2 s = 28.6 MB. */
+	r10 = analyzer_ring_bytes(10000, 128);
+	assert_true(r10 > 28000000 && r10 < 29000000);
+	/* 25G: 2.5 times as much; a larger snaplen costs more. */
+	r25 = analyzer_ring_bytes(25000, 128);
+	assert_true(r25 > r10 * 24 / 10 && r25 < r10 * 26 / 10);
+	assert_true(analyzer_ring_bytes(25000, 256) > r25);
+	/* 100G and a bond of two: the ceiling. */
+	assert_int_equal(analyzer_ring_bytes(100000, 128), 128u << 20);
+	assert_int_equal(analyzer_ring_bytes(200000, 128), 128u << 20);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rtts),
+		cmocka_unit_test(test_fast_and_zero_window),
+		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_ring),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
