@@ -15,16 +15,14 @@
 
 #include "auth.h"
 #include "cli/cli.h"
-#include "facts/hosts.h"
-#include "probes/pair.h"
-#include "probes/probe_cmd.h"
+#include "facts/topology.h"
+#include "probes/probes.h"
 #include "matrix/matrix.h"
 #include "store/store.h"
 #include "units.h"
-#include "core/inventory.h"
+#include "core/core.h"
 #include "log.h"
 #include "msg.h"
-#include "core/out.h"
 #include "json.h"
 
 

@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "core/inventory.h"
+#include "core/core.h"
 #include "netaddr.h"
 
 #define CEPH_MAX_OSDS 4096

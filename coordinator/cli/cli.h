@@ -11,9 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/inventory.h"
-
-#define KEY_DEFAULT "/etc/cephfab/key"
+#include "core/core.h"
 
 struct gopts {
 	int facts;		/* hosts --facts */

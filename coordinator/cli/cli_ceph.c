@@ -3,9 +3,7 @@
 #include "ceph/ceph.h"
 #include "cli/cli.h"
 #include "migrate/migrate.h"
-#include "core/out.h"
-#include "migrate/plan.h"
-#include "migrate/plan_checks.h"
+#include "core/core.h"
 #include "json.h"
 
 #include <getopt.h>
@@ -463,12 +461,12 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 			o.grace = atof(val) > 0 ? atof(val) : 20;
 		cJSON_Delete(j);
 	}
-	plan_host_addrs(g, ps);
+	plan_host_addrs(g->inventory, g->key, ps);
 	fs = cJSON_CreateArray();
 	blocks = plan_preflight(m, ps, &o, fs);
 	/* Host to host on the new network (the hosts that have an address
 	 * there: a missing one is a finding already). */
-	blocks += plan_net_checks(g, m, ps, &o, fs);
+	blocks += plan_net_checks(g->inventory, g->key, m, ps, &o, fs);
 	cJSON_ArrayForEach(f, fs) {
 		const cJSON *sm = cJSON_GetObjectItem(f, "summary");
 		const cJSON *k = cJSON_GetObjectItem(f, "kind");

@@ -2,12 +2,12 @@
  * runs, compare) and of mesh, see cli.h. */
 #include "cli/cli.h"
 #include "auth.h"
-#include "report/compare.h"
+#include "report/report.h"
 #include "watch/watch.h"
 #include "log.h"
 #include "matrix/matrix.h"
-#include "probes/mesh.h"
-#include "core/out.h"
+#include "probes/probes.h"
+#include "core/core.h"
 #include "json.h"
 #include "store/store.h"
 
@@ -96,6 +96,7 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 	const char *nets = NULL;
 	int ch, rc;
 	double d;
+	int64_t run;
 
 	memset(&o, 0, sizeof(o));
 	o.tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS | MT_FACTS;
@@ -261,7 +262,9 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 		}
 		rc = report_render(&inv, &o, (int64_t)d);
 	} else {
-		rc = matrix_run(&inv, &o);
+		rc = matrix_run(&inv, &o, &run);
+		if (rc == EXIT_PASS)
+			rc = report_render(&inv, &o, run);
 	}
 	inventory_free(&inv);
 	return rc;

@@ -4,13 +4,11 @@
 #include "log.h"
 #include "matrix/matrix.h"
 #include "msg.h"
-#include "core/out.h"
+#include "core/core.h"
 #include "json.h"
-#include "probes/probe_cmd.h"
-#include "report/compare.h"
+#include "probes/probes.h"
+#include "report/report.h"
 #include "store/store.h"
-#include "probes/sweep.h"
-#include "probes/pair.h"
 #include "units.h"
 
 #include <errno.h>
@@ -41,11 +39,7 @@ load_inventory(const struct gopts *g, struct inventory *inv)
 const char *
 key_path(const struct gopts *g, const struct inventory *inv)
 {
-	if (g->key)
-		return g->key;
-	if (inv->key_path[0])
-		return inv->key_path;
-	return KEY_DEFAULT;
+	return inventory_key_path(inv, g->key);
 }
 
 static void

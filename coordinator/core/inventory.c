@@ -1,5 +1,5 @@
 /* inventory: parse and validate inventory files, see inventory.h. */
-#include "core/inventory.h"
+#include "core/core.h"
 #include "ini.h"
 #include "json.h"
 
@@ -408,4 +408,14 @@ inventory_dump(const struct inventory *inv, FILE *f)
 		fprintf(f, " cluster=%s", netaddr_str(&h->clus, c, sizeof(c)));
 		fprintf(f, " rack=%s\n", h->rack[0] ? h->rack : "-");
 	}
+}
+
+const char *
+inventory_key_path(const struct inventory *inv, const char *given)
+{
+	if (given)
+		return given;
+	if (inv->key_path[0])
+		return inv->key_path;
+	return KEY_DEFAULT;
 }

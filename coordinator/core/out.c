@@ -1,5 +1,5 @@
 /* out: results on stdout, progress on a TTY, see out.h. */
-#include "core/out.h"
+#include "core/core.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

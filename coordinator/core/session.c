@@ -1,5 +1,5 @@
 /* sess: coordinator sessions to agents, see sess.h. */
-#include "core/session.h"
+#include "core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

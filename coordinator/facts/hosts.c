@@ -1,12 +1,11 @@
 /* hosts: agent reachability and status for every host, see hosts.h. */
-#include "facts/hosts.h"
+#include "facts/topology.h"
 #include "conn.h"
 #include "log.h"
 #include "msg.h"
-#include "core/out.h"
+#include "core/core.h"
 #include "json.h"
 #include "store/store.h"
-#include "facts/topology.h"
 
 #include <stdio.h>
 #include <stdlib.h>

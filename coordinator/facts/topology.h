@@ -1,4 +1,38 @@
 /*
+ * facts: what the agents say about themselves (hosts, hosts --facts) and the findings drawn from it.
+ * The one header other folders include (docs/architecture.md).
+ */
+#ifndef CF_FACTS_TOPOLOGY_H
+#define CF_FACTS_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "auth.h"
+#include "core/core.h"
+#include "verdict/verdict.h"
+
+/*
+ * hosts: 'cephfab hosts': connect to every agent of the inventory at once,
+ * authenticate, ask for STATUS and report one row per host.
+ */
+struct hosts_opts {
+	int json;
+	double timeout;		/* per agent: connect + handshake + reply */
+	bool facts;		/* also FACTS: links, bonds, routes, FRR */
+	/* The matrix: each host's facts stored as a cell of run in db
+	 * (network "host", test "facts") as it arrives. */
+	const char *db;
+	int64_t run;
+};
+
+/* hosts_run returns EXIT_PASS when every host is ok, EXIT_PROBLEMS when
+ * any is not, EXIT_RUNTIME when the check itself could not run. */
+int hosts_run(struct inventory *inv, const struct auth_key *key,
+    const struct hosts_opts *o);
+
+/*
  * topo: what the hosts' facts (agent/facts.c) say about the paths, across
  * the whole inventory: the interface holding each host's address on each
  * network, its MTU and speed; every peer route's next hops; bonds and
@@ -6,16 +40,6 @@
  * bond_degraded, bond_hash_policy, mtu_inconsistent, speed_inconsistent,
  * rp_filter_strict. Pure functions on JSON: tests feed captured facts.
  */
-#ifndef CF_TOPO_H
-#define CF_TOPO_H
-
-#include <stdbool.h>
-
-#include <cjson/cJSON.h>
-
-#include "verdict/verdict.h"
-#include "core/inventory.h"
-
 /* FRR's state as counts. */
 struct frr_sum {
 	bool available;

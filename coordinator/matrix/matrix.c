@@ -2,13 +2,10 @@
 #include "matrix/matrix.h"
 #include "matrix/matrix_int.h"
 #include "log.h"
-#include "probes/mesh.h"
-#include "matrix/matrix_load.h"
-#include "core/out.h"
+#include "probes/probes.h"
+#include "core/core.h"
 #include "json.h"
-#include "matrix/sched.h"
 #include "store/store.h"
-#include "probes/pair.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -687,8 +684,9 @@ retest_plan(struct mrun *m)
 }
 
 int
-matrix_run(struct inventory *inv, const struct matrix_opts *o)
+matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 {
+	const struct matrix_opts *o = io;
 	struct mrun m;
 	struct matrix_opts ro;
 	struct inv_host *h;
@@ -727,7 +725,7 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 		}
 		/* The run's own options, not this command line's. */
 		ro = *o;
-		report_restore(opts, &ro, true);
+		matrix_restore(opts, &ro, true);
 		o = &ro;
 		m.o = o;
 		cJSON_Delete(opts);
@@ -737,15 +735,7 @@ matrix_run(struct inventory *inv, const struct matrix_opts *o)
 		log_info("resuming run %lld: %d cells stored", (long long)m.run,
 		    cJSON_GetArraySize(m.stored));
 	} else {
-		opts = cJSON_CreateObject();
-		cJSON_AddNumberToObject(opts, "nets", o->nets);
-		cJSON_AddNumberToObject(opts, "tests", o->tests);
-		cJSON_AddNumberToObject(opts, "modes", o->modes);
-		cJSON_AddNumberToObject(opts, "streams", o->streams);
-		cJSON_AddNumberToObject(opts, "seconds", o->secs);
-		cJSON_AddStringToObject(opts, "profile", o->prof.name);
-		cJSON_AddItemToObject(opts, "profile_full",
-		    profile_to_json(&o->prof));
+		opts = matrix_opts_json(o);
 		m.run = store_new_run(&m.st, inv->path, opts, err);
 		cJSON_Delete(opts);
 		if (m.run < 0) {
@@ -810,7 +800,11 @@ report:
 		    inv->path, o->db, (long long)m.run);
 		rc = EXIT_RUNTIME;
 	} else {
-		rc = report_render(inv, o, m.run);
+		/* Measured: the caller reports the stored run (report/). */
+		rc = EXIT_PASS;
+		*run = m.run;
+		if (o == &ro)
+			*io = ro;
 	}
 out:
 	for (i = 0; i < m.nq; i++)

@@ -1,20 +1,19 @@
+#ifndef CF_MATRIX_MATRIX_INT_H
+#define CF_MATRIX_MATRIX_INT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <cjson/cJSON.h>
+#include <ev.h>
+
+#include "core/core.h"
+#include "matrix/matrix.h"
+#include "store/store.h"
+
 /*
  * matrix_int: what matrix.c and mjob.c share: the test indexes, a cell's
  * job and the state of one run.
  */
-#ifndef CF_MATRIX_INT_H
-#define CF_MATRIX_INT_H
-
-#include <stdbool.h>
-#include <sys/types.h>
-
-#include <cjson/cJSON.h>
-#include <ev.h>
-
-#include "core/inventory.h"
-#include "matrix/matrix.h"
-#include "store/store.h"
-
 /* Test indexes, named by test_names in matrix.c. */
 #define NTESTS 9
 #define T_BW 0
@@ -82,5 +81,28 @@ net_name(int net)
 /* matrix_job_argv: the child command line that measures job j ('cephfab ...
  * --json'); strings it makes live in bufs. */
 void matrix_job_argv(struct job *j, char **argv, char bufs[8][32]);
+
+/*
+ * rounds: which pairs test at the same time. The pairwise matrix is a
+ * round-robin tournament (circle method): n-1 rounds (n for odd n, one
+ * host resting each round), floor(n/2) disjoint pairs per round, every
+ * unordered pair exactly once. A rack cap moves inter-rack pairs beyond
+ * max_per_rack into extra rounds, so uplinks are not what gets measured.
+ */
+struct sched_pair {
+	int a, b;
+};
+
+struct sched {
+	int nrounds;
+	int *count;			/* pairs in each round */
+	struct sched_pair **round;	/* round[r][k] */
+};
+
+/* sched_build: n hosts, rack[i] an id per host (NULL: one rack),
+ * max_per_rack 0 for no cap: at most that many inter-rack pairs leave any
+ * one rack in a round. Returns 0 or -1 (out of memory). */
+int sched_build(struct sched *s, int n, const int *rack, int max_per_rack);
+void sched_free(struct sched *s);
 
 #endif

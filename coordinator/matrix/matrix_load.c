@@ -1,5 +1,5 @@
 /* mload: all-to-all and fanout loads, see mload.h. */
-#include "matrix/matrix_load.h"
+#include "matrix/matrix.h"
 #include "json.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* rounds: circle-method rounds with a rack cap, see rounds.h. */
-#include "matrix/sched.h"
+#include "matrix/matrix_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* journal: the migration's append-only record, see journal.h. */
-#include "migrate/journal.h"
+#include "migrate/migrate.h"
 #include "json.h"
 
 #include <errno.h>

@@ -1,9 +1,8 @@
 /* migrate: execute a cutover plan with gates and a journal, see migrate.h. */
 #include "migrate/migrate_int.h"
 #include "child.h"
-#include "migrate/journal.h"
-#include "core/out.h"
-#include "migrate/plan.h"
+#include "migrate/migrate.h"
+#include "core/core.h"
 #include "json.h"
 
 #include <errno.h>

@@ -448,6 +448,7 @@ static int
 chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 {
 	double secs = 40;
+	char spike[160];
 	int osd[256], k = migrate_osds(gate, osd, 256), i;
 	struct ceph_health h;
 
@@ -458,8 +459,15 @@ chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 		migrate_watch_start(g, secs);
 	}
 	CHECK_WATCH(g, &h);
-	if (migrate_watch_poll(g) == G_PAUSE)
+	if (migrate_watch_poll(g, spike, sizeof(spike)) == 1) {
+		migrate_pause(g, "find what drops the cluster network's "
+		    "traffic (cephfab matrix on it, the switch counters) "
+		    "before restarting more OSDs; --rollback to undo",
+		    "retransmission spike on the cluster network while "
+		    "settling: %s (limit %.1f %%)", spike,
+		    g->o->retrans_limit);
 		return 2;
+	}
 	for (i = 0; i < k; i++) {
 		const struct ceph_osd *c = migrate_osd(g->cur, osd[i]);
 		char name[24];

@@ -14,7 +14,6 @@
 #include <cjson/cJSON.h>
 
 #include "ceph/ceph.h"
-#include "migrate/journal.h"
 #include "migrate/migrate.h"
 #include "json.h"
 
@@ -77,10 +76,11 @@ int migrate_gate(struct mig *g, const cJSON *gate, int n);
 
 /* migrate_watch_start runs 'cephfab watch --net cluster' for secs in the
  * background (nothing when migrate has no inventory); migrate_watch_poll
- * reads what it printed since and returns G_PAUSE on a retransmission
- * spike; migrate_watch_stop ends it. */
+ * reads what it printed since and returns 1 on a retransmission spike,
+ * the first spiking pair in spike (the settle gate pauses on it), else 0;
+ * migrate_watch_stop ends it. */
 void migrate_watch_start(struct mig *g, double secs);
-int migrate_watch_poll(struct mig *g);
+int migrate_watch_poll(struct mig *g, char *spike, size_t len);
 void migrate_watch_stop(struct mig *g);
 /* migrate_reap ends a child of ours: SIGTERM, up to grace seconds for it to
  * exit, then SIGKILL; it is waited for either way. */

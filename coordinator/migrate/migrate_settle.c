@@ -116,19 +116,19 @@ migrate_watch_start(struct mig *g, double secs)
 }
 
 int
-migrate_watch_poll(struct mig *g)
+migrate_watch_poll(struct mig *g, char *spike, size_t len)
 {
 	FILE *f;
 	char *line = NULL, pair[160] = "";
 	size_t cap = 0;
 	ssize_t n;
-	int rc = G_PASS;
+	int rc = 0;
 
 	if (g->watch_pid <= 0 || (f = fopen(g->watch_path, "r")) == NULL)
-		return G_PASS;
+		return 0;
 	if (fseek(f, g->watch_off, SEEK_SET) == -1) {
 		fclose(f);
-		return G_PASS;
+		return 0;
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		double before = g->watch_max_pct;
@@ -145,13 +145,10 @@ migrate_watch_poll(struct mig *g)
 		if (g->watch_max_pct > before)
 			snprintf(g->watch_max_pair, sizeof(g->watch_max_pair),
 			    "(%s)", pair);
-		if (r == 1 && rc == G_PASS)
-			rc = migrate_pause(g, "find what drops the cluster network's "
-			    "traffic (cephfab matrix on it, the switch counters) "
-			    "before restarting more OSDs; --rollback to undo",
-			    "retransmission spike on the cluster network while "
-			    "settling: %s (limit %.1f %%)", pair,
-			    g->o->retrans_limit);
+		if (r == 1 && rc == 0) {
+			rc = 1;
+			snprintf(spike, len, "%s", pair);
+		}
 	}
 	free(line);
 	fclose(f);
@@ -177,17 +174,13 @@ migrate_reap(int pid, double grace)
 void
 migrate_watch_stop(struct mig *g)
 {
-	char why[sizeof(g->why)], hint[sizeof(g->hint)];
+	char spike[160];
 
 	if (g->watch_pid <= 0)
 		return;
 	/* The last lines count in the figures, not in the verdict, which
 	 * was made (and may have been another pause). */
-	memcpy(why, g->why, sizeof(why));
-	memcpy(hint, g->hint, sizeof(hint));
-	migrate_watch_poll(g);
-	memcpy(g->why, why, sizeof(why));
-	memcpy(g->hint, hint, sizeof(hint));
+	migrate_watch_poll(g, spike, sizeof(spike));
 	migrate_reap(g->watch_pid, 5);
 	g->watch_pid = 0;
 	unlink(g->watch_path);

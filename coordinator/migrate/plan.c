@@ -1,5 +1,5 @@
 /* plan: the cluster_network cutover plan, see plan.h. */
-#include "migrate/plan.h"
+#include "migrate/migrate.h"
 #include "json.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* plan_net: the planner's host-to-host checks, see plan_net.h. */
-#include "migrate/plan_checks.h"
+#include "migrate/migrate.h"
 #include "child.h"
-#include "core/inventory.h"
+#include "core/core.h"
 #include "json.h"
 
 #include <stdio.h>
@@ -36,15 +36,15 @@ self_run(const char *const *args, double timeout, cJSON **out)
 }
 
 void
-plan_host_addrs(const struct gopts *g, struct plan_state *ps)
+plan_host_addrs(const char *inventory, const char *key, struct plan_state *ps)
 {
-	const char *a[8] = { "-i", g->inventory, "hosts", "--facts",
+	const char *a[8] = { "-i", inventory, "hosts", "--facts",
 	    "--json", NULL, NULL, NULL };
 	cJSON *doc, *h, *l, *ad;
 
-	if (g->key) {
+	if (key) {
 		a[5] = "-k";
-		a[6] = g->key;
+		a[6] = key;
 	}
 	/* The key after the command word: the CLI takes both orders. */
 	self_run(a, 120, &doc);
@@ -125,7 +125,8 @@ write_inv(const char *path, const struct inventory *inv, const char *key,
 }
 
 int
-plan_net_checks(const struct gopts *g, const struct ceph_map *m,
+plan_net_checks(const char *inventory, const char *key_given,
+    const struct ceph_map *m,
     const struct plan_state *ps, const struct plan_opts *o, cJSON *fs)
 {
 	struct inventory inv;
@@ -136,9 +137,9 @@ plan_net_checks(const struct gopts *g, const struct ceph_map *m,
 	int n = 0, i, k, blocks = 0, rc, refused = 0;
 	cJSON *doc, *f, *x, *pairs = NULL;
 
-	if (g->inventory == NULL || inventory_load(g->inventory, &inv, err))
+	if (inventory == NULL || inventory_load(inventory, &inv, err))
 		return 0;
-	key = key_path(g, &inv);
+	key = inventory_key_path(&inv, key_given);
 	/* The OSD hosts with an agent, an old and a new address. */
 	for (i = 0; i < m->nosds && n < 64; i++) {
 		const struct ceph_osd *d = &m->osds[i];

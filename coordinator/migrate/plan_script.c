@@ -1,5 +1,5 @@
 /* plan_script: a plan as a reviewable bash script, see plan.h. */
-#include "migrate/plan.h"
+#include "migrate/migrate.h"
 #include "json.h"
 
 #include <string.h>

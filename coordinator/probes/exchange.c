@@ -1,5 +1,5 @@
 /* pex: probe exchanges, see pex.h. */
-#include "probes/exchange.h"
+#include "probes/probes.h"
 #include "auth.h"
 #include "msg.h"
 #include "json.h"

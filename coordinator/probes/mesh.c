@@ -1,10 +1,9 @@
 /* mesh: every pair's RTT at once, see mesh.h. */
-#include "probes/mesh.h"
+#include "probes/probes.h"
 #include "log.h"
 #include "msg.h"
-#include "core/out.h"
+#include "core/core.h"
 #include "json.h"
-#include "core/session.h"
 #include "store/store.h"
 
 #include <math.h>

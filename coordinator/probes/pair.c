@@ -9,11 +9,10 @@
  * TEST_ABORT to whoever is still there, waits at most 2.5 s for their END,
  * and reports what was measured with an error.
  */
-#include "probes/pair.h"
+#include "probes/probes.h"
 #include "log.h"
 #include "msg.h"
-#include "core/out.h"
-#include "core/session.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <signal.h>

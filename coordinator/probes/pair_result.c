@@ -3,9 +3,9 @@
  * result tree (start, intervals, end: iperf3's shape, with both ends of
  * every stream) and a human report in iperf3's style.
  */
-#include "probes/pair.h"
+#include "probes/probes.h"
 #include "facts/topology.h"
-#include "core/out.h"
+#include "core/core.h"
 #include "json.h"
 #include "units.h"
 

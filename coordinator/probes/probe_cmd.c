@@ -1,9 +1,8 @@
 /* probecmd: latency, mtu, ports and reach commands, see probecmd.h. */
-#include "probes/probe_cmd.h"
+#include "probes/probes.h"
 #include "log.h"
 #include "msg.h"
-#include "core/out.h"
-#include "probes/exchange.h"
+#include "core/core.h"
 #include "json.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* sweep: source-port sweep over the paths, see sweep.h. */
-#include "probes/sweep.h"
-#include "core/out.h"
+#include "probes/probes.h"
+#include "core/core.h"
 #include "json.h"
 
 #include <errno.h>

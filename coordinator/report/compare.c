@@ -4,12 +4,12 @@
  * p50/p99, findings) and the per-pair deltas: the table for choosing
  * between two fabric designs measured on the same hosts.
  */
-#include "report/compare.h"
-#include "core/out.h"
+#include "report/report.h"
+#include "core/core.h"
 #include "json.h"
 #include "store/store.h"
 #include "facts/topology.h"
-#include "probes/pair.h"
+#include "probes/probes.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -138,7 +138,7 @@ dcmp(const void *a, const void *b)
 
 /* stat: percentile q (0-100) of one field over the pairs; NAN if none. */
 static double
-stat(const struct cset *s, size_t off, double q)
+cset_stat(const struct cset *s, size_t off, double q)
 {
 	double *x = malloc(sizeof(double) * (size_t)(s->n + 1));
 	double r;
@@ -334,8 +334,8 @@ compare_run(const char *db, int64_t ra, int64_t rb, bool json)
 		o = cJSON_AddObjectToObject(jn, nets[k]);
 #define BOTH(name, field, q) do { \
 	cJSON *x = cJSON_AddObjectToObject(o, name); \
-	double va = stat(a, offsetof(struct cpair, field), q); \
-	double vb = stat(b, offsetof(struct cpair, field), q); \
+	double va = cset_stat(a, offsetof(struct cpair, field), q); \
+	double vb = cset_stat(b, offsetof(struct cpair, field), q); \
 	if (isfinite(va)) cJSON_AddNumberToObject(x, "a", va); \
 	if (isfinite(vb)) cJSON_AddNumberToObject(x, "b", vb); \
 } while (0)
@@ -376,18 +376,18 @@ compare_run(const char *db, int64_t ra, int64_t rb, bool json)
 		    (int)(15 - strlen(nets[k])), "", "", "", "");
 		printf("  %-22s %12lld %12lld\n", "run", (long long)ra,
 		    (long long)rb);
-		row("median Gbit/s", stat(a, offsetof(struct cpair, gbps), 50),
-		    stat(b, offsetof(struct cpair, gbps), 50), "%.2f", true);
-		row("p10 Gbit/s", stat(a, offsetof(struct cpair, gbps), 10),
-		    stat(b, offsetof(struct cpair, gbps), 10), "%.2f", true);
-		row("retransmits/GB (med)", stat(a, offsetof(struct cpair,
-		    rpg), 50), stat(b, offsetof(struct cpair, rpg), 50),
+		row("median Gbit/s", cset_stat(a, offsetof(struct cpair, gbps), 50),
+		    cset_stat(b, offsetof(struct cpair, gbps), 50), "%.2f", true);
+		row("p10 Gbit/s", cset_stat(a, offsetof(struct cpair, gbps), 10),
+		    cset_stat(b, offsetof(struct cpair, gbps), 10), "%.2f", true);
+		row("retransmits/GB (med)", cset_stat(a, offsetof(struct cpair,
+		    rpg), 50), cset_stat(b, offsetof(struct cpair, rpg), 50),
 		    "%.1f", false);
-		row("RTT p50 us (median)", stat(a, offsetof(struct cpair, p50),
-		    50), stat(b, offsetof(struct cpair, p50), 50), "%.1f",
+		row("RTT p50 us (median)", cset_stat(a, offsetof(struct cpair, p50),
+		    50), cset_stat(b, offsetof(struct cpair, p50), 50), "%.1f",
 		    true);
-		row("RTT p99 us (median)", stat(a, offsetof(struct cpair, p99),
-		    50), stat(b, offsetof(struct cpair, p99), 50), "%.1f",
+		row("RTT p99 us (median)", cset_stat(a, offsetof(struct cpair, p99),
+		    50), cset_stat(b, offsetof(struct cpair, p99), 50), "%.1f",
 		    true);
 		row("error findings", count_findings(&st, ra, nets[k]),
 		    count_findings(&st, rb, nets[k]), "%.0f", false);

@@ -3,12 +3,12 @@
  * renderings: terminal (coloured on a TTY), self-contained HTML heatmap,
  * JUnit and Prometheus text. See docs/json.md for the tree.
  */
+#include "report/report.h"
 #include "matrix/matrix.h"
-#include "matrix/matrix_load.h"
 #include "json.h"
 #include "store/store.h"
 #include "facts/topology.h"
-#include "probes/pair.h"
+#include "probes/probes.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,8 +2,9 @@
  * mrender: a matrix run's result tree written as files: a self-contained
  * HTML heatmap, JUnit XML and Prometheus text (see matrix.h).
  */
+#include "report/report.h"
 #include "matrix/matrix.h"
-#include "core/out.h"
+#include "core/core.h"
 #include "store/store.h"
 #include "json.h"
 
@@ -411,34 +412,6 @@ report_csv(const cJSON *doc, const char *path, char *err)
 
 /* --- re-rendering a stored run ------------------------------------- */
 
-void
-report_restore(const cJSON *opts, struct matrix_opts *o, bool all)
-{
-	const cJSON *pf = cJSON_GetObjectItem(opts, "profile_full");
-	char err[CF_ERRLEN];
-	double v;
-
-	if (all) {
-		if (json_get_double(opts, "nets", 0, 3, &v, err) == 0)
-			o->nets = (int)v;
-		if (json_get_double(opts, "tests", 0, 1 << 16, &v, err) == 0)
-			o->tests = (int)v;
-		if (json_get_double(opts, "modes", 0, 1 << 16, &v, err) == 0)
-			o->modes = (int)v;
-		if (json_get_double(opts, "streams", 1, 128, &v, err) == 0)
-			o->streams = (int)v;
-		if (json_get_double(opts, "seconds", 0.1, 3600, &v, err) == 0)
-			o->secs = v;
-	}
-	if (pf && o->prof_given && all)
-		fprintf(stderr, "cephfab: --resume judges by the run's own "
-		    "profile '%s', not by --profile\n", o->prof.name);
-	if (pf && (!o->prof_given || all) &&
-	    profile_from_json(pf, &o->prof, err) == -1)
-		fprintf(stderr, "cephfab: the run's stored profile: %s; using "
-		    "this command's\n", err);
-}
-
 int
 report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 {
@@ -471,7 +444,7 @@ report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 
 		ro = *o;
 		if (opts)
-			report_restore(opts, &ro, false);
+			matrix_restore(opts, &ro, false);
 		cJSON_Delete(opts);
 		o = &ro;
 	}

@@ -2,9 +2,8 @@
 #include "watch/watch.h"
 #include "log.h"
 #include "msg.h"
-#include "core/out.h"
+#include "core/core.h"
 #include "json.h"
-#include "core/session.h"
 
 #include <signal.h>
 #include <stdio.h>

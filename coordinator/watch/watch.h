@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "auth.h"
-#include "core/inventory.h"
+#include "core/core.h"
 
 struct watch_opts {
 	int net;		/* 0 public, 1 cluster */

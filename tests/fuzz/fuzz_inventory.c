@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/inventory.h"
+#include "core/core.h"
 #include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

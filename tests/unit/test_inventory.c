@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/inventory.h"
+#include "core/core.h"
 #include "json.h"
 
 #define GOLDEN_DIR "tests/golden/inventory"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "matrix/matrix_load.h"
+#include "matrix/matrix.h"
 
 #define N 6
 static const char *const names[N] = { "h1", "h2", "h3", "h4", "h5", "h6" };

@@ -12,10 +12,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "migrate/journal.h"
-#include "migrate/migrate_int.h"
 #include "migrate/migrate.h"
-#include "migrate/plan.h"
+#include "migrate/migrate_int.h"
 #include "json.h"
 
 #define G "tests/golden/ceph/"

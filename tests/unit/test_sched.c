@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "matrix/sched.h"
+#include "matrix/matrix_int.h"
 
 static void
 check(int n, const int *rack, int cap)

@@ -1,0 +1,157 @@
+/*
+ * core: what every command stands on: the inventory, sessions to agents and what is printed.
+ * The one header other folders include (docs/architecture.md).
+ */
+#ifndef CF_CORE_CORE_H
+#define CF_CORE_CORE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
+
+#include "queue_compat.h"
+#include "netaddr.h"
+#include "conn.h"
+#include "json.h"
+
+/*
+ * inventory: the hosts a coordinator drives, from a ceph.conf-like file.
+ *
+ *   [global]
+ *   key = /etc/cephfab/key
+ *   public_network = 192.0.2.0/24
+ *   cluster_network = 198.51.100.0/24
+ *   [host node1]
+ *   agent = 192.0.2.11        # control address, port 7470 unless given
+ *   public = 192.0.2.11
+ *   cluster = 198.51.100.11
+ *   rack = rack1
+ *
+ * See configs/README.md for every key.
+ */
+#define INV_PORT_DEFAULT 7470
+#define INV_NAME_MAX 64
+#define INV_HOSTS_MAX 4096
+
+struct inv_host {
+	TAILQ_ENTRY(inv_host) entry;
+	char name[INV_NAME_MAX];
+	int line;			/* of the [host] header */
+	struct netaddr agent;
+	uint16_t port;			/* 0 until resolved at the end */
+	struct netaddr pub, clus;	/* family 0 when not given */
+	int pub_line, clus_line, agent_line;
+	char rack[INV_NAME_MAX];
+};
+
+struct inventory {
+	char path[PATH_MAX];
+	char key_path[PATH_MAX];	/* "" when not given */
+	struct netcidr pubnet, clusnet;	/* prefix family 0 when absent */
+	bool has_pubnet, has_clusnet;
+	uint16_t port;
+	double timeout;			/* connect + handshake, seconds */
+	TAILQ_HEAD(, inv_host) hosts;
+	int nhosts;
+};
+
+/* inventory_load parses and validates an inventory. On error, err holds one
+ * line naming file and line ("inv:7: unknown key 'agnet'"). The caller
+ * frees a loaded inventory with inventory_free. */
+int inventory_load(const char *path, struct inventory *inv, char *err);
+/* inventory_parse_buf does the same for text in memory; name is used in
+ * messages and to resolve a relative key path. */
+int inventory_parse_buf(const char *name, const char *text, size_t len,
+    struct inventory *inv, char *err);
+void inventory_free(struct inventory *inv);
+struct inv_host *inventory_find(struct inventory *inv, const char *name);
+/* inventory_dump writes a canonical text form (used by the golden tests and
+ * 'cephfab check -v'). */
+void inventory_dump(const struct inventory *inv, FILE *f);
+
+#define KEY_DEFAULT "/etc/cephfab/key"
+/* inventory_key_path: the key file to use: given (-k) if not NULL, else
+ * the inventory's 'key', else KEY_DEFAULT. Never NULL. */
+const char *inventory_key_path(const struct inventory *inv,
+    const char *given);
+
+/*
+ * sess: an authenticated session from the coordinator to one agent of the
+ * inventory, for commands that hold agents through a test (pair, and the
+ * probes and matrix after it). Connects without blocking, and reports
+ * through callbacks on the caller's loop.
+ */
+struct sess;
+
+struct session_ops {
+	void (*ready)(struct sess *);
+	void (*message)(struct sess *, const struct frame_hdr *,
+	    const cJSON *);
+	void (*closed)(struct sess *, enum conn_reason, const char *detail);
+};
+
+struct sess {
+	struct inv_host *host;
+	struct conn *conn;	/* NULL once closed */
+	const struct session_ops *ops;
+	void *udata;
+	bool up;
+	char version[32];
+};
+
+/* session_open starts connecting; failures arrive through ops->closed.
+ * Returns NULL (err set) only when no socket could be made. The caller
+ * frees with session_free after the loop is done with it. */
+struct sess *session_open(struct conn_ctx *ctx, struct inv_host *h,
+    double timeout, const struct session_ops *ops, void *udata, char *err);
+int session_send(struct sess *s, unsigned type, const cJSON *body);
+/* session_bye says BYE and closes after the flush. */
+void session_bye(struct sess *s);
+void session_free(struct sess *s);
+
+/* session_ctx_init prepares a conn_ctx for a coordinator command. */
+void session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
+    const struct auth_key *key, double timeout);
+
+/*
+ * out: what the coordinator prints. Results go to stdout (a table or JSON);
+ * progress goes to stderr and only when stderr is a terminal, so pipes and
+ * --json output stay clean (house style rule 9).
+ */
+/* Exit codes shared by every cephfab command. */
+#define EXIT_PASS 0
+#define EXIT_PROBLEMS 1
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 3
+
+/* out_progress rewrites one status line on a TTY; silent otherwise. */
+void out_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* out_progress_done clears the status line. */
+void out_progress_done(void);
+/* out_json prints a JSON document on stdout and a newline. Returns -1 when
+ * it could not be printed (out of memory). */
+int out_json(const cJSON *doc);
+/* out_json_write writes doc to f as it walks it (no whole-document string:
+ * a 256-host matrix is tens of MB); -1 on a write error. */
+int out_json_write(FILE *f, const cJSON *doc);
+/* out_file: a result file written whole or not at all. A regular file
+ * (or a new one) is written as PATH.tmp.PID beside it, flushed, fsynced
+ * and renamed into place by out_file_close; anything else (a pipe,
+ * /dev/stdout, a device) is written directly. A full disk or a kill
+ * never leaves half a report where the old one was. */
+struct out_file {
+	FILE *f;
+	char path[4096];
+	char tmp[4200];			/* "" when written directly */
+};
+/* out_file_open: -1 with err naming the file. */
+int out_file_open(struct out_file *o, const char *path, char *err);
+/* out_file_close: -1 with err ("PATH: cannot write: No space left on
+ * device") when any write failed; the temporary is removed then. */
+int out_file_close(struct out_file *o, char *err);
+
+/* out_duration formats seconds as "3d4h", "5h12m", "7m3s" or "42s". */
+const char *out_duration(double secs, char *buf, size_t sz);
+
+#endif

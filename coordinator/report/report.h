@@ -1,0 +1,38 @@
+/*
+ * report: a stored matrix run as its users read it. report.c builds the
+ * result tree (cells, findings, verdict) from the stored cells;
+ * report_term.c prints it on the terminal; report_files.c writes it as
+ * JSON, HTML, JUnit, Prometheus text and CSV; compare.c sets stored runs
+ * side by side. Reads the store, never measures.
+ */
+#ifndef CF_REPORT_REPORT_H
+#define CF_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "matrix/matrix.h"
+
+/* report_render renders a stored run again without measuring. */
+int report_render(struct inventory *inv, const struct matrix_opts *o,
+    int64_t run);
+
+
+struct store;
+/* report_build reads the run's cells from st one at a time. */
+cJSON *report_build(struct inventory *inv, const struct matrix_opts *o,
+    int64_t run, struct store *st, int *errors);
+void report_terminal(const cJSON *doc, bool color);
+int report_json(const cJSON *doc, const char *path, char *err);
+int report_html(const cJSON *doc, const char *path, char *err);
+int report_junit(const cJSON *doc, const char *path, char *err);
+int report_prom(const cJSON *doc, const char *path, char *err);
+/* report_csv: one line per cell (network, src, dst and its metrics),
+ * then one per finding, for spreadsheets. */
+int report_csv(const cJSON *doc, const char *path, char *err);
+
+/* compare_run prints two stored runs side by side (compare.c). */
+int compare_run(const char *db, int64_t a, int64_t b, bool json);
+
+#endif
