@@ -123,24 +123,73 @@ agent_status(struct agent *a, struct conn *c)
 	cJSON_Delete(r);
 }
 
+/* The handlers of the requests an agent serves, one per module (the
+ * modules' _message functions decode and answer their own bodies). */
+typedef void msg_handler(struct agent *a, struct conn *c,
+    const struct frame_hdr *h, const cJSON *body);
+
+static void
+on_status(struct agent *a, struct conn *c, const struct frame_hdr *h,
+    const cJSON *body)
+{
+	(void)h;
+	(void)body;
+	agent_status(a, c);
+}
+
+static void
+on_test(struct agent *a, struct conn *c, const struct frame_hdr *h,
+    const cJSON *body)
+{
+	engine_message(&a->engine, c, h, body);
+}
+
+static void
+on_probe(struct agent *a, struct conn *c, const struct frame_hdr *h,
+    const cJSON *body)
+{
+	probes_message(&a->probes, c, h, body);
+}
+
+static void
+on_facts(struct agent *a, struct conn *c, const struct frame_hdr *h,
+    const cJSON *body)
+{
+	facts_message(&a->facts, c, h, body);
+}
+
+static void
+on_watch(struct agent *a, struct conn *c, const struct frame_hdr *h,
+    const cJSON *body)
+{
+	watches_message(&a->watches, c, h, body);
+}
+
+/* Which module serves which request: HELLO, AUTH and BYE are the
+ * connection's (proto/conn.c); a type without an entry, and every reply,
+ * is a protocol error. */
+static msg_handler *const handlers[MSG_TYPE_MAX] = {
+	[MSG_STATUS] = on_status,
+	[MSG_TEST_LISTEN] = on_test,
+	[MSG_TEST_CONNECT] = on_test,
+	[MSG_TEST_START] = on_test,
+	[MSG_TEST_ABORT] = on_test,
+	[MSG_PROBE_OPEN] = on_probe,
+	[MSG_PROBE_RUN] = on_probe,
+	[MSG_PROBE_CLOSE] = on_probe,
+	[MSG_FACTS] = on_facts,
+	[MSG_WATCH] = on_watch,
+};
+
 static void
 agent_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 {
 	struct agent_peer *p = c->udata;
 
-	if (engine_message(&p->agent->engine, c, h, body) ||
-	    probes_message(&p->agent->probes, c, h, body) ||
-	    facts_message(&p->agent->facts, c, h, body) ||
-	    watches_message(&p->agent->watches, c, h, body))
+	if (!(h->flags & MSG_F_REPLY) && h->type < MSG_TYPE_MAX &&
+	    handlers[h->type] != NULL) {
+		handlers[h->type](p->agent, c, h, body);
 		return;
-	switch (h->type) {
-	case MSG_STATUS:
-		if (h->flags & MSG_F_REPLY)
-			break;
-		agent_status(p->agent, c);
-		return;
-	default:
-		break;
 	}
 	conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "agent does not serve %s%s",
 	    msg_name(h->type), (h->flags & MSG_F_REPLY) ? " replies" : "");

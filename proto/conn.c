@@ -812,7 +812,7 @@ conn_connect(struct conn_ctx *ctx, const struct netaddr *addr, uint16_t port,
 		return NULL;
 	}
 	c->connect_timeout = timeout;
-	c->state = CONN_CONNECTING;
+	conn_change_state(c, CONN_CONNECTING);
 	if (connect(fd, (struct sockaddr *)&ss, sl) == -1 &&
 	    errno != EINPROGRESS) {
 		/* Report through ops->closed like an asynchronous failure,
@@ -865,7 +865,7 @@ conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
 
 	if (c == NULL)
 		return NULL;
-	c->state = CONN_HELLO;
+	conn_change_state(c, CONN_HELLO);
 	ev_io_start(ctx->loop, &c->rio);
 	/* The 5 s deadline covers the whole handshake: a peer that never
 	 * authenticates is dropped however slowly it trickles bytes. */
@@ -881,7 +881,7 @@ conn_attach(struct conn_ctx *ctx, int fd, const char *peer,
 
 	if (c == NULL)
 		return NULL;
-	c->state = CONN_CONNECTING;
+	conn_change_state(c, CONN_CONNECTING);
 	/* Writable at once: conn_connected() sends HELLO from the loop. */
 	ev_io_start(ctx->loop, &c->wio);
 	conn_set_timer(c, ctx->auth_timeout);

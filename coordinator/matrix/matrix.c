@@ -204,6 +204,36 @@ mtu_blocked(struct mrun *m, int net, int a, int b)
 	return m->mtu_bad && m->mtu_bad[net * m->n * m->n + a * m->n + b];
 }
 
+/* pump_cb runs pump once the callbacks of this loop iteration are done:
+ * a job that ends inside pump (a skipped cell, a failed fork) or inside
+ * a child's callback never re-enters it. */
+static void
+pump_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	struct mrun *m = w->data;
+
+	(void)revents;
+	ev_idle_stop(loop, w);
+	pump(m);
+}
+
+static void
+pump_soon(struct mrun *m)
+{
+	ev_idle_start(m->loop, &m->pump_w);
+}
+
+/* job_done: a job's output is consumed and its cell counted. */
+static void
+job_done(struct mrun *m, struct job *j)
+{
+	free(j->out);
+	j->out = NULL;
+	m->running--;
+	m->done++;
+	pump_soon(m);
+}
+
 static void
 job_finish(struct job *j)
 {
@@ -228,11 +258,7 @@ job_finish(struct job *j)
 		    "error") ? "lost" : "ok", data, err) == -1)
 			log_warnx("%s", err);
 		cJSON_Delete(data);
-		free(j->out);
-		j->out = NULL;
-		m->running--;
-		m->done++;
-		pump(m);
+		job_done(m, j);
 		return;
 	}
 	if (j->test == T_FACTS) {
@@ -241,21 +267,13 @@ job_finish(struct job *j)
 		if (data == NULL && !m->interrupted)
 			log_warnx("facts: the hosts command failed");
 		cJSON_Delete(data);
-		free(j->out);
-		j->out = NULL;
-		m->running--;
-		m->done++;
-		pump(m);
+		job_done(m, j);
 		return;
 	}
 	if (j->mesh) {
 		mesh_done(m, j, data);
 		cJSON_Delete(data);
-		free(j->out);
-		j->out = NULL;
-		m->running--;
-		m->done++;
-		pump(m);
+		job_done(m, j);
 		return;
 	}
 	if (data == NULL) {
@@ -281,11 +299,7 @@ job_finish(struct job *j)
 		log_warnx("%s %s -> %s on %s: %s", test_names[j->test],
 		    m->h[j->a]->name, m->h[j->b]->name, net_name(j->net), why);
 	cJSON_Delete(data);
-	free(j->out);
-	j->out = NULL;
-	m->running--;
-	m->done++;
-	pump(m);
+	job_done(m, j);
 }
 
 /* mesh_done: the mesh child stored its cells itself (the parent never
@@ -394,10 +408,8 @@ job_start(struct mrun *m, struct job *j)
 		    "skipped", d, err) == -1)
 			log_warnx("%s", err);
 		cJSON_Delete(d);
-		m->running++;
-		m->running--;
 		m->done++;
-		pump(m);
+		pump_soon(m);
 		return;
 	}
 	matrix_job_argv(j, argv, bufs);
@@ -755,6 +767,8 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 	m.sigint_w.data = m.sigterm_w.data = &m;
 	ev_signal_start(m.loop, &m.sigint_w);
 	ev_signal_start(m.loop, &m.sigterm_w);
+	ev_idle_init(&m.pump_w, pump_cb);
+	m.pump_w.data = &m;
 	plan(&m);
 	if (m.oom || m.round_end == NULL) {
 		/* Nothing has run: the stored run resumes as it is. */
@@ -815,6 +829,7 @@ out:
 	free(m.stored_idx);
 	free(m.h);
 	cJSON_Delete(m.stored);
+	ev_idle_stop(m.loop, &m.pump_w);
 	ev_signal_stop(m.loop, &m.sigint_w);
 	ev_signal_stop(m.loop, &m.sigterm_w);
 	store_close(&m.st);

@@ -67,6 +67,7 @@ struct mrun {
 	double t0;
 	double load_at;			/* START time of the running load */
 	ev_signal sigint_w, sigterm_w;
+	ev_idle pump_w;			/* pump deferred, never re-entered */
 	unsigned char *mtu_bad;		/* [net][a][b]: a black hole */
 	bool mtu_known;
 	unsigned char *stored_idx;	/* [net][test][a][b]: in the DB */
