@@ -60,8 +60,26 @@ matrix_usage(FILE *f)
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
 }
 
-int
-cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
+static const struct word test_words[] = {
+	{ "bw", MT_BW, NULL }, { "lat", MT_LAT, NULL }, { "mtu", MT_MTU, NULL },
+	{ "ports", MT_PORTS, NULL }, { "facts", MT_FACTS, NULL },
+	{ NULL, 0, "bw, lat, mtu, ports or facts" }
+};
+static const struct word mode_words[] = {
+	{ "pairwise", MM_PAIRWISE, NULL }, { "all-to-all", MM_A2A, NULL },
+	{ "fanout", MM_FANOUT, NULL },
+	{ NULL, 0, "pairwise, all-to-all or fanout" }
+};
+static const struct word net_words[] = {
+	{ "public", 1, NULL }, { "cluster", 2, NULL }, { NULL, 0, "public or cluster" }
+};
+
+/* matrix_parse: the options of matrix and report into o (and --net's
+ * list into nets); 1 when --help was printed, -1 on a usage error (the
+ * line printed), else 0 with argv[optind] the first operand. */
+static int
+matrix_parse(const struct gopts *g, int argc, char **argv,
+    struct matrix_opts *o, const char **nets)
 {
 	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
 	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
@@ -90,124 +108,128 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct matrix_opts o;
-	struct inventory inv;
-	char err[CF_ERRLEN], buf[256], *tok, *save;
-	const char *nets = NULL;
-	int ch, rc;
+	char err[CF_ERRLEN];
 	double d;
-	int64_t run;
+	int ch;
 
-	memset(&o, 0, sizeof(o));
-	o.tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS | MT_FACTS;
-	o.modes = MM_PAIRWISE;
-	o.streams = 2;
-	o.secs = 5;
-	o.concurrency = 4;
-	o.db = "cephfab.db";
-	o.json_stdout = g->json;
-	profile_defaults(&o.prof);
+	memset(o, 0, sizeof(*o));
+	o->tests = MT_BW | MT_LAT | MT_MTU | MT_PORTS | MT_FACTS;
+	o->modes = MM_PAIRWISE;
+	o->streams = 2;
+	o->secs = 5;
+	o->concurrency = 4;
+	o->db = "cephfab.db";
+	o->json_stdout = g->json;
+	profile_defaults(&o->prof);
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "P:t:h", mopts, NULL)) != -1) {
 		switch (ch) {
-		case O_NET: nets = optarg; break;
+		case O_NET: *nets = optarg; break;
 		case O_TESTS:
-			o.tests = 0;
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			save = NULL;
-			for (tok = strtok_r(buf, ",", &save); tok;
-			    tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "bw") == 0) o.tests |= MT_BW;
-				else if (strcmp(tok, "lat") == 0) o.tests |= MT_LAT;
-				else if (strcmp(tok, "mtu") == 0) o.tests |= MT_MTU;
-				else if (strcmp(tok, "ports") == 0)
-					o.tests |= MT_PORTS;
-				else if (strcmp(tok, "facts") == 0)
-					o.tests |= MT_FACTS;
-				else {
-					fprintf(stderr, "cephfab: matrix: "
-					    "--tests: '%s' is not bw, lat, mtu, "
-					    "ports or facts\n", tok);
-					return EXIT_USAGE;
-				}
-			}
+			if (parse_words("matrix: --tests", optarg, test_words,
+			    &o->tests) == -1)
+				return -1;
 			break;
 		case 'P':
 			if (parse_num("-P", optarg, 1, 64, &d))
-				return EXIT_USAGE;
-			o.streams = (uint32_t)d;
+				return -1;
+			o->streams = (uint32_t)d;
 			break;
 		case 't':
-			if (parse_num("-t", optarg, 1, 300, &o.secs))
-				return EXIT_USAGE;
+			if (parse_num("-t", optarg, 1, 300, &o->secs))
+				return -1;
 			break;
 		case O_MODE:
-			o.modes = 0;
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			save = NULL;
-			for (tok = strtok_r(buf, ",", &save); tok;
-			    tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "pairwise") == 0)
-					o.modes |= MM_PAIRWISE;
-				else if (strcmp(tok, "all-to-all") == 0)
-					o.modes |= MM_A2A;
-				else if (strcmp(tok, "fanout") == 0)
-					o.modes |= MM_FANOUT;
-				else {
-					fprintf(stderr, "cephfab: matrix: "
-					    "--mode: '%s' is not pairwise, "
-					    "all-to-all or fanout\n", tok);
-					return EXIT_USAGE;
-				}
-			}
+			if (parse_words("matrix: --mode", optarg, mode_words,
+			    &o->modes) == -1)
+				return -1;
 			break;
 		case O_PROFILE:
-			if (profile_load(optarg, &o.prof, err) == -1) {
+			if (profile_load(optarg, &o->prof, err) == -1) {
 				fprintf(stderr, "cephfab: %s\n", err);
-				return EXIT_USAGE;
+				return -1;
 			}
-			o.prof_given = true;
+			o->prof_given = true;
 			break;
-		case O_DB: o.db = optarg; break;
+		case O_DB: o->db = optarg; break;
 		case O_RESUME:
 			if (parse_num("--resume", optarg, 1, 1e15, &d))
-				return EXIT_USAGE;
-			o.resume = (int64_t)d;
+				return -1;
+			o->resume = (int64_t)d;
 			break;
-		case O_HTML: o.html = optarg; break;
+		case O_HTML: o->html = optarg; break;
 		case O_JSONF:
 			/* '-': the JSON on stdout instead of the table. */
 			if (strcmp(optarg, "-") == 0)
-				o.json_stdout = true;
+				o->json_stdout = true;
 			else
-				o.json = optarg;
+				o->json = optarg;
 			break;
-		case O_JUNIT: o.junit = optarg; break;
-		case O_PROM: o.prom = optarg; break;
-		case O_CSV: o.csv = optarg; break;
+		case O_JUNIT: o->junit = optarg; break;
+		case O_PROM: o->prom = optarg; break;
+		case O_CSV: o->csv = optarg; break;
 		case O_MPR:
 			if (parse_num("--max-per-rack", optarg, 1, 1000, &d))
-				return EXIT_USAGE;
-			o.max_per_rack = (int)d;
+				return -1;
+			o->max_per_rack = (int)d;
 			break;
 		case O_CONC:
 			if (parse_num("--concurrency", optarg, 1, 64, &d))
-				return EXIT_USAGE;
-			o.concurrency = (int)d;
+				return -1;
+			o->concurrency = (int)d;
 			break;
-		case O_MESH: o.lat_mesh = 1; break;
-		case O_LLOAD: o.lat_loaded = true; break;
-		case O_CCONF: o.ceph_conf = optarg; break;
-		case O_CNAME: o.ceph_name = optarg; break;
+		case O_MESH: o->lat_mesh = 1; break;
+		case O_LLOAD: o->lat_loaded = true; break;
+		case O_CCONF: o->ceph_conf = optarg; break;
+		case O_CNAME: o->ceph_name = optarg; break;
 		case O_LRATE:
 			if (parse_num("--lat-rate", optarg, 1, 100000, &d))
-				return EXIT_USAGE;
-			o.lat_rate = (uint32_t)d;
+				return -1;
+			o->lat_rate = (uint32_t)d;
 			break;
-		case 'h': matrix_usage(stdout); return EXIT_PASS;
-		default: matrix_usage(stderr); return EXIT_USAGE;
+		case 'h': matrix_usage(stdout); return 1;
+		default: matrix_usage(stderr); return -1;
 		}
 	}
+	return 0;
+}
+
+/* matrix_nets: --net's networks, or those on which every host has an
+ * address; -1 (printed) when there are none. */
+static int
+matrix_nets(const struct inventory *inv, const char *nets, int *out)
+{
+	const struct inv_host *h;
+	int pub = 1, clu = 1;
+
+	if (nets)
+		return parse_words("matrix: --net", nets, net_words, out);
+	TAILQ_FOREACH(h, &inv->hosts, entry) {
+		pub &= h->pub.family != 0;
+		clu &= h->clus.family != 0;
+	}
+	*out = pub | clu << 1;
+	if (*out == 0) {
+		fprintf(stderr, "cephfab: matrix: no network on which every "
+		    "host of %s has an address\n", inv->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+matrix_or_report(const struct gopts *g, int argc, char **argv, bool report)
+{
+	struct matrix_opts o;
+	struct cli_env e;
+	const char *nets = NULL;
+	int rc;
+	double d;
+	int64_t run;
+
+	rc = matrix_parse(g, argc, argv, &o, &nets);
+	if (rc != 0)
+		return rc == 1 ? EXIT_PASS : EXIT_USAGE;
 	if (argc - optind != (report ? 1 : 0)) {
 		matrix_usage(stderr);
 		return EXIT_USAGE;
@@ -218,56 +240,40 @@ cmd_matrix(const struct gopts *g, int argc, char **argv, bool report)
 		    "--mode all-to-all or fanout, with bw in --tests\n");
 		return EXIT_USAGE;
 	}
-	if (load_inventory(g, &inv) == -1)
+	if (cli_env_open(g, &e) == -1)
 		return EXIT_USAGE;
-	if (nets) {
-		snprintf(buf, sizeof(buf), "%s", nets);
-		save = NULL;
-		for (tok = strtok_r(buf, ",", &save); tok;
-		    tok = strtok_r(NULL, ",", &save)) {
-			if (strcmp(tok, "public") == 0)
-				o.nets |= 1;
-			else if (strcmp(tok, "cluster") == 0)
-				o.nets |= 2;
-			else {
-				fprintf(stderr, "cephfab: matrix: --net: '%s' is "
-				    "not public or cluster\n", tok);
-				inventory_free(&inv);
-				return EXIT_USAGE;
-			}
-		}
-	} else {
-		struct inv_host *h;
-		int pub = 1, clu = 1;
-
-		TAILQ_FOREACH(h, &inv.hosts, entry) {
-			pub &= h->pub.family != 0;
-			clu &= h->clus.family != 0;
-		}
-		o.nets = pub | clu << 1;
-		if (o.nets == 0) {
-			fprintf(stderr, "cephfab: matrix: no network on which "
-			    "every host of %s has an address\n", inv.path);
-			inventory_free(&inv);
-			return EXIT_USAGE;
-		}
+	if (matrix_nets(&e.inv, nets, &o.nets) == -1) {
+		cli_env_close(&e);
+		return EXIT_USAGE;
 	}
-	o.inventory = inv.path;
+	o.inventory = e.inv.path;
 	o.key = g->key;
-	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
+	o.timeout = e.timeout;
 	if (report) {
 		if (parse_num("RUN", argv[optind], 1, 1e15, &d)) {
-			inventory_free(&inv);
+			cli_env_close(&e);
 			return EXIT_USAGE;
 		}
-		rc = report_render(&inv, &o, (int64_t)d);
+		rc = report_render(&e.inv, &o, (int64_t)d);
 	} else {
-		rc = matrix_run(&inv, &o, &run);
+		rc = matrix_run(&e.inv, &o, &run);
 		if (rc == EXIT_PASS)
-			rc = report_render(&inv, &o, run);
+			rc = report_render(&e.inv, &o, run);
 	}
-	inventory_free(&inv);
+	cli_env_close(&e);
 	return rc;
+}
+
+int
+cmd_matrix(const struct gopts *g, int argc, char **argv)
+{
+	return matrix_or_report(g, argc, argv, false);
+}
+
+int
+cmd_report(const struct gopts *g, int argc, char **argv)
+{
+	return matrix_or_report(g, argc, argv, true);
 }
 
 int
@@ -343,221 +349,4 @@ cmd_compare(const struct gopts *g, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return compare_run(db, (int64_t)a, (int64_t)b, g->json);
-}
-
-static void
-mesh_usage(FILE *f)
-{
-	fprintf(f,
-	    "usage: cephfab -i INV mesh [--net public|cluster] [--count N] "
-	    "[--rate PPS] [--size BYTES] [--json]\n"
-	    "  every ordered pair's UDP round trip at once: one echo responder "
-	    "and one\n"
-	    "  runner per agent (the matrix's latency phase above 16 hosts)\n"
-	    "  --net N       network (default: cluster when every host has "
-	    "one)\n"
-	    "  --count N     probes per ordered pair (default 20)\n"
-	    "  --rate PPS    probes per second each agent sends (default "
-	    "1000)\n"
-	    "  --size BYTES  UDP payload (default 2000, Ceph's heartbeat "
-	    "size)\n"
-	    "  --db F --run R  store the pairs as latency cells of matrix run "
-	    "R in F\n"
-	    "                (the matrix does this) and print a summary\n"
-	    "  --test NAME   the cells' test: lat (default) or lat_load\n"
-	    "  --start-at T  begin at wall-clock time T (seconds since the "
-	    "epoch)\n"
-	    "exit: 0 every pair answered every probe, 1 losses or hosts "
-	    "missing, 2 usage, 3 nothing measured\n");
-}
-
-int
-cmd_mesh(const struct gopts *g, int argc, char **argv)
-{
-	enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN, O_TEST,
-	    O_START };
-	static const struct option mo[] = {
-		{ "net", required_argument, NULL, O_NET },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "rate", required_argument, NULL, O_RATE },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "db", required_argument, NULL, O_DB },
-		{ "run", required_argument, NULL, O_RUN },
-		{ "test", required_argument, NULL, O_TEST },
-		{ "start-at", required_argument, NULL, O_START },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct mesh_opts o;
-	struct inventory inv;
-	struct auth_key key;
-	struct inv_host *h;
-	char err[CF_ERRLEN];
-	const char *net = NULL;
-	int ch, rc, clu = 1;
-	double d, start_at = 0;
-
-	memset(&o, 0, sizeof(o));
-	o.count = 20;
-	o.rate = 1000;
-	o.size = 2000;
-	o.json = g->json;
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "jh", mo, NULL)) != -1) {
-		switch (ch) {
-		case O_NET: net = optarg; break;
-		case O_COUNT:
-			if (parse_num("--count", optarg, 1, 10000, &d))
-				return EXIT_USAGE;
-			o.count = (uint32_t)d;
-			break;
-		case O_RATE:
-			if (parse_num("--rate", optarg, 1, 100000, &d))
-				return EXIT_USAGE;
-			o.rate = (uint32_t)d;
-			break;
-		case O_SIZE:
-			if (parse_num("--size", optarg, 32, 65507, &d))
-				return EXIT_USAGE;
-			o.size = (uint32_t)d;
-			break;
-		case O_DB: o.db = optarg; break;
-		case O_TEST:
-			if (strcmp(optarg, "lat") != 0 &&
-			    strcmp(optarg, "lat_load") != 0) {
-				fprintf(stderr, "cephfab: mesh: --test: '%s' is "
-				    "not lat or lat_load\n", optarg);
-				return EXIT_USAGE;
-			}
-			o.test = optarg;
-			break;
-		case O_START:
-			/* Bounded: an hour ahead at most, never a stall. */
-			if (parse_num("--start-at", optarg, 0, (double)time(NULL)
-			    + 3600, &start_at))
-				return EXIT_USAGE;
-			break;
-		case O_RUN:
-			if (parse_num("--run", optarg, 1, 1e15, &d))
-				return EXIT_USAGE;
-			o.run = (int64_t)d;
-			break;
-		case 'j': o.json = true; break;
-		case 'h': mesh_usage(stdout); return EXIT_PASS;
-		default: mesh_usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (argc != optind) {
-		mesh_usage(stderr);
-		return EXIT_USAGE;
-	}
-	if ((o.db == NULL) != (o.run == 0)) {
-		fprintf(stderr, "cephfab: mesh: --db and --run go together\n");
-		return EXIT_USAGE;
-	}
-	if (net && strcmp(net, "public") != 0 && strcmp(net, "cluster") != 0) {
-		fprintf(stderr, "cephfab: mesh: --net: '%s' is not public or "
-		    "cluster\n", net);
-		return EXIT_USAGE;
-	}
-	if (load_inventory(g, &inv) == -1)
-		return EXIT_USAGE;
-	TAILQ_FOREACH(h, &inv.hosts, entry)
-		clu &= h->clus.family != 0;
-	o.net = net ? strcmp(net, "cluster") == 0 : clu;
-	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
-	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
-		fprintf(stderr, "cephfab: %s\n", err);
-		inventory_free(&inv);
-		return EXIT_USAGE;
-	}
-	if (start_at > 0) {
-		struct timespec now, ts;
-
-		/* The matrix's loaded mesh waits for its load to run. */
-		clock_gettime(CLOCK_REALTIME, &now);
-		d = start_at - ((double)now.tv_sec + now.tv_nsec / 1e9);
-		if (d > 0) {
-			ts.tv_sec = (time_t)d;
-			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-			nanosleep(&ts, NULL);
-		}
-	}
-	rc = mesh_run(&inv, &key, &o);
-	OPENSSL_cleanse(&key, sizeof(key));
-	inventory_free(&inv);
-	return rc;
-}
-
-int
-cmd_watch(const struct gopts *g, int argc, char **argv)
-{
-	enum { O_NET = 256, O_IVAL, O_FILTER };
-	static const struct option wo[] = {
-		{ "net", required_argument, NULL, O_NET },
-		{ "interval", required_argument, NULL, O_IVAL },
-		{ "time", required_argument, NULL, 't' },
-		{ "filter", required_argument, NULL, O_FILTER },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	static const char *use = "usage: cephfab -i INV watch [--net "
-	    "cluster|public] [--interval S] [-t SECONDS]\n"
-	    "         [--filter BPF] [--json]\n"
-	    "  live per host pair: Mbit/s, segments, retransmits, "
-	    "out-of-order,\n"
-	    "  zero windows, RSTs, RTT of the real traffic (default filter: "
-	    "Ceph's ports)\n";
-	struct watch_opts o;
-	struct inventory inv;
-	struct auth_key key;
-	char err[CF_ERRLEN];
-	const char *net = "cluster";
-	int ch, rc;
-	double d;
-
-	memset(&o, 0, sizeof(o));
-	o.interval = 5;
-	o.duration = 60;
-	o.json = g->json;
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "t:jh", wo, NULL)) != -1) {
-		switch (ch) {
-		case O_NET: net = optarg; break;
-		case O_IVAL:
-			if (parse_num("--interval", optarg, 0.2, 60, &d))
-				return EXIT_USAGE;
-			o.interval = d;
-			break;
-		case 't':
-			if (parse_num("-t", optarg, 0.5, 86400, &d))
-				return EXIT_USAGE;
-			o.duration = d;
-			break;
-		case O_FILTER: o.filter = optarg; break;
-		case 'j': o.json = true; break;
-		case 'h': fputs(use, stdout); return EXIT_PASS;
-		default: fputs(use, stderr); return EXIT_USAGE;
-		}
-	}
-	if (argc != optind || (strcmp(net, "public") != 0 &&
-	    strcmp(net, "cluster") != 0)) {
-		fputs(use, stderr);
-		return EXIT_USAGE;
-	}
-	o.net = strcmp(net, "cluster") == 0;
-	if (load_inventory(g, &inv) == -1)
-		return EXIT_USAGE;
-	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
-	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
-		fprintf(stderr, "cephfab: %s\n", err);
-		inventory_free(&inv);
-		return EXIT_USAGE;
-	}
-	rc = watch_run(&inv, &key, &o);
-	OPENSSL_cleanse(&key, sizeof(key));
-	inventory_free(&inv);
-	return rc;
 }

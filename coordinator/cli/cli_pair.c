@@ -1,4 +1,5 @@
-/* cli: per-command argument parsing, see cli.h. */
+/* cli_pair: the commands between two hosts: pair (throughput) and the
+ * probes latency, mtu, ports and reach, see cli.h. */
 #include "cli/cli.h"
 #include "auth.h"
 #include "log.h"
@@ -19,28 +20,6 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
-
-int
-load_inventory(const struct gopts *g, struct inventory *inv)
-{
-	char err[CF_ERRLEN];
-
-	if (g->inventory == NULL) {
-		fprintf(stderr, "cephfab: no inventory: give -i FILE\n");
-		return -1;
-	}
-	if (inventory_load(g->inventory, inv, err) == -1) {
-		fprintf(stderr, "cephfab: %s\n", err);
-		return -1;
-	}
-	return 0;
-}
-
-const char *
-key_path(const struct gopts *g, const struct inventory *inv)
-{
-	return inventory_key_path(inv, g->key);
-}
 
 static void
 pair_usage(FILE *f)
@@ -82,20 +61,27 @@ pair_usage(FILE *f)
 	    "the epoch)\n");
 }
 
-int
-parse_num(const char *opt, const char *v, double min, double max,
-    double *out)
+/* pair_start: the inventory, the network (cluster when both hosts have
+ * one, unless --net) and the key, then the test. */
+static int
+pair_start(const struct gopts *g, struct pair_opts *o, const char *net)
 {
-	char *end;
-	double d = strtod(v, &end);
+	struct cli_env e;
+	int rc;
 
-	if (*v == '\0' || *end != '\0' || !(d >= min && d <= max)) {
-		fprintf(stderr, "cephfab: pair: %s: '%s' is not a number in "
-		    "[%g, %g]\n", opt, v, min, max);
-		return -1;
-	}
-	*out = d;
-	return 0;
+	if (cli_env_open(g, &e) == -1)
+		return EXIT_USAGE;
+	if (net == NULL)
+		o->net = cli_env_cluster_pair(&e, o->a, o->b) ? NET_CLUSTER :
+		    NET_PUBLIC;
+	else
+		o->net = strcmp(net, "cluster") == 0 ? NET_CLUSTER : NET_PUBLIC;
+	if (cli_env_key(g, &e) == -1)
+		return EXIT_USAGE;
+	o->timeout = e.timeout;
+	rc = pair_run(&e.inv, &e.key, o);
+	cli_env_close(&e);
+	return rc;
 }
 
 int
@@ -127,13 +113,10 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pair_opts o;
-	struct inventory inv;
-	struct auth_key key;
-	char err[CF_ERRLEN];
 	const char *net = NULL;
 	uint64_t u;
 	double d;
-	int ch, rc, have_len = 0, have_stride = 0, sweep = 0, have_t = 0;
+	int ch, have_len = 0, have_stride = 0, sweep = 0, have_t = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.streams = 1;
@@ -285,34 +268,13 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		}
 		return sweep_run(&so);
 	}
-	if (load_inventory(g, &inv) == -1)
-		return EXIT_USAGE;
-	if (net == NULL) {
-		struct inv_host *ha = inventory_find(&inv, o.a);
-		struct inv_host *hb = inventory_find(&inv, o.b);
-
-		o.net = ha && hb && ha->clus.family && hb->clus.family ?
-		    NET_CLUSTER : NET_PUBLIC;
-	} else if (strcmp(net, "public") == 0) {
-		o.net = NET_PUBLIC;
-	} else if (strcmp(net, "cluster") == 0) {
-		o.net = NET_CLUSTER;
-	} else {
+	if (net != NULL && strcmp(net, "public") != 0 &&
+	    strcmp(net, "cluster") != 0) {
 		fprintf(stderr, "cephfab: pair: --net: '%s' is not public or "
 		    "cluster\n", net);
-		inventory_free(&inv);
 		return EXIT_USAGE;
 	}
-	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
-		fprintf(stderr, "cephfab: %s\n", err);
-		inventory_free(&inv);
-		return EXIT_USAGE;
-	}
-	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
-	rc = pair_run(&inv, &key, &o);
-	OPENSSL_cleanse(&key, sizeof(key));
-	inventory_free(&inv);
-	return rc;
+	return pair_start(g, &o, net);
 }
 
 static void
@@ -339,62 +301,6 @@ probe_usage(FILE *f)
 }
 
 static int
-parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
-    uint32_t *out, int cap, bool ranges)
-{
-	char buf[1024], *tok, *save = NULL, *dash, *end;
-	unsigned long a, b, x;
-	int n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	    tok = strtok_r(NULL, ",", &save)) {
-		dash = ranges ? strchr(tok, '-') : NULL;
-		a = strtoul(tok, &end, 10);
-		if (end == tok || (dash ? end != dash : *end != '\0'))
-			goto bad;
-		b = a;
-		if (dash) {
-			b = strtoul(dash + 1, &end, 10);
-			if (end == dash + 1 || *end != '\0' || b < a)
-				goto bad;
-		}
-		if (a < min || b > max)
-			goto bad;
-		for (x = a; x <= b; x++) {
-			if (n == cap) {
-				fprintf(stderr, "cephfab: %s: more than %d "
-				    "values\n", opt, cap);
-				return -1;
-			}
-			out[n++] = (uint32_t)x;
-		}
-	}
-	if (n == 0)
-		goto bad;
-	return n;
-bad:
-	fprintf(stderr, "cephfab: %s: '%s' is not a list of numbers in "
-	    "[%u, %u]\n", opt, v, min, max);
-	return -1;
-}
-
-static int
-parse_net(const char *opt, const char *v, int *out)
-{
-	if (strcmp(v, "public") == 0)
-		*out = 0;
-	else if (strcmp(v, "cluster") == 0)
-		*out = 1;
-	else {
-		fprintf(stderr, "cephfab: %s: '%s' is not public or cluster\n",
-		    opt, v);
-		return -1;
-	}
-	return 0;
-}
-
-int
 cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 {
 	enum { O_NET = 256, O_TCP, O_UDP, O_SIZE, O_COUNT, O_RATE, O_LOADED,
@@ -416,9 +322,7 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct probe_cmd_opts o;
-	struct inventory inv;
-	struct auth_key key;
-	char err[CF_ERRLEN];
+	struct cli_env e;
 	uint32_t tmp[128];
 	const char *net = NULL;
 	int ch, rc, i, n, have_from = 0, have_to = 0;
@@ -510,14 +414,10 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 		if (kind == PC_REACH)
 			o.count = 20;
 	}
-	if (load_inventory(g, &inv) == -1)
+	if (cli_env_open(g, &e) == -1)
 		return EXIT_USAGE;
-	if (net == NULL && kind != PC_REACH) {
-		struct inv_host *ha = inventory_find(&inv, o.a);
-		struct inv_host *hb = inventory_find(&inv, o.b);
-
-		o.net = ha && hb && ha->clus.family && hb->clus.family;
-	}
+	if (net == NULL && kind != PC_REACH)
+		o.net = cli_env_cluster_pair(&e, o.a, o.b);
 	if (kind == PC_PORTS && o.nports == 0) {
 		/* Ceph's: the mons on the public network, and a spread of
 		 * the OSD range on both. */
@@ -528,18 +428,38 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 		for (i = 6800; i <= 7300; i += 50)
 			o.ports[o.nports++] = (uint16_t)i;
 	}
-	if (auth_key_load(key_path(g, &inv), &key, err) == -1) {
-		fprintf(stderr, "cephfab: %s\n", err);
-		inventory_free(&inv);
+	if (cli_env_key(g, &e) == -1)
 		return EXIT_USAGE;
-	}
-	o.timeout = g->timeout > 0 ? g->timeout : inv.timeout;
-	o.inventory_path = inv.path;
-	o.key_path = key_path(g, &inv);
+	o.timeout = e.timeout;
+	o.inventory_path = e.inv.path;
+	o.key_path = key_path(g, &e.inv);
 	if (o.duration == 0)
 		o.duration = kind == PC_LATENCY ? 30 : 15;
-	rc = probe_cmd_run(&inv, &key, &o);
-	OPENSSL_cleanse(&key, sizeof(key));
-	inventory_free(&inv);
+	rc = probe_cmd_run(&e.inv, &e.key, &o);
+	cli_env_close(&e);
 	return rc;
+}
+
+int
+cmd_latency(const struct gopts *g, int argc, char **argv)
+{
+	return cmd_probe(g, PC_LATENCY, argc, argv);
+}
+
+int
+cmd_mtu(const struct gopts *g, int argc, char **argv)
+{
+	return cmd_probe(g, PC_MTU, argc, argv);
+}
+
+int
+cmd_ports(const struct gopts *g, int argc, char **argv)
+{
+	return cmd_probe(g, PC_PORTS, argc, argv);
+}
+
+int
+cmd_reach(const struct gopts *g, int argc, char **argv)
+{
+	return cmd_probe(g, PC_REACH, argc, argv);
 }

@@ -1,0 +1,180 @@
+/* cli_setup: what every command shares: the inventory, the key and the
+ * connect timeout (struct cli_env), and the parsers of numbers, lists and
+ * network names, see cli.h. */
+#include "cli/cli.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+int
+load_inventory(const struct gopts *g, struct inventory *inv)
+{
+	char err[CF_ERRLEN];
+
+	if (g->inventory == NULL) {
+		fprintf(stderr, "cephfab: no inventory: give -i FILE\n");
+		return -1;
+	}
+	if (inventory_load(g->inventory, inv, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+key_path(const struct gopts *g, const struct inventory *inv)
+{
+	return inventory_key_path(inv, g->key);
+}
+
+int
+cli_env_open(const struct gopts *g, struct cli_env *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (load_inventory(g, &e->inv) == -1)
+		return -1;
+	e->timeout = g->timeout > 0 ? g->timeout : e->inv.timeout;
+	return 0;
+}
+
+int
+cli_env_key(const struct gopts *g, struct cli_env *e)
+{
+	char err[CF_ERRLEN];
+
+	if (auth_key_load(key_path(g, &e->inv), &e->key, err) == -1) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		cli_env_close(e);
+		return -1;
+	}
+	e->have_key = true;
+	return 0;
+}
+
+void
+cli_env_close(struct cli_env *e)
+{
+	if (e->have_key)
+		OPENSSL_cleanse(&e->key, sizeof(e->key));
+	e->have_key = false;
+	inventory_free(&e->inv);
+}
+
+int
+cli_env_cluster_pair(struct cli_env *e, const char *a, const char *b)
+{
+	struct inv_host *ha = inventory_find(&e->inv, a);
+	struct inv_host *hb = inventory_find(&e->inv, b);
+
+	return ha && hb && ha->clus.family && hb->clus.family;
+}
+
+int
+cli_env_cluster_all(const struct cli_env *e)
+{
+	struct inv_host *h;
+	int clu = 1;
+
+	TAILQ_FOREACH(h, &e->inv.hosts, entry)
+		clu &= h->clus.family != 0;
+	return clu;
+}
+
+int
+parse_num(const char *opt, const char *v, double min, double max,
+    double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (*v == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+		fprintf(stderr, "cephfab: pair: %s: '%s' is not a number in "
+		    "[%g, %g]\n", opt, v, min, max);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+int
+parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
+    uint32_t *out, int cap, bool ranges)
+{
+	char buf[1024], *tok, *save = NULL, *dash, *end;
+	unsigned long a, b, x;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		dash = ranges ? strchr(tok, '-') : NULL;
+		a = strtoul(tok, &end, 10);
+		if (end == tok || (dash ? end != dash : *end != '\0'))
+			goto bad;
+		b = a;
+		if (dash) {
+			b = strtoul(dash + 1, &end, 10);
+			if (end == dash + 1 || *end != '\0' || b < a)
+				goto bad;
+		}
+		if (a < min || b > max)
+			goto bad;
+		for (x = a; x <= b; x++) {
+			if (n == cap) {
+				fprintf(stderr, "cephfab: %s: more than %d "
+				    "values\n", opt, cap);
+				return -1;
+			}
+			out[n++] = (uint32_t)x;
+		}
+	}
+	if (n == 0)
+		goto bad;
+	return n;
+bad:
+	fprintf(stderr, "cephfab: %s: '%s' is not a list of numbers in "
+	    "[%u, %u]\n", opt, v, min, max);
+	return -1;
+}
+
+int
+parse_net(const char *opt, const char *v, int *out)
+{
+	if (strcmp(v, "public") == 0)
+		*out = 0;
+	else if (strcmp(v, "cluster") == 0)
+		*out = 1;
+	else {
+		fprintf(stderr, "cephfab: %s: '%s' is not public or cluster\n",
+		    opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+int
+parse_words(const char *opt, const char *v, const struct word *w, int *out)
+{
+	char buf[256], *tok, *save = NULL;
+	int k;
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; w[k].name && strcmp(w[k].name, tok); k++)
+			;
+		if (w[k].name == NULL) {
+			fprintf(stderr, "cephfab: %s: '%s' is not %s\n", opt,
+			    tok, w[k].expect);
+			return -1;
+		}
+		*out |= w[k].bit;
+	}
+	return 0;
+}
