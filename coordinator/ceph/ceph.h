@@ -162,4 +162,9 @@ int ceph_read_cluster(const struct ceph_opts *o, struct ceph_map *m,
 int ceph_write_inventory(const struct ceph_map *m, const char *path,
     const char *key_path, char *err);
 
+/* ceph_heartbeats_run: 'cephfab ceph-heartbeats': Ceph's heartbeat ping
+ * times per host pair and interface, as a table or JSON on stdout, and
+ * the slow-ping health checks. Returns an EXIT_* code. */
+int ceph_heartbeats_run(const struct ceph_opts *co, bool json);
+
 #endif

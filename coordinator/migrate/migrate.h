@@ -87,6 +87,11 @@ int plan_script(const cJSON *plan, FILE *f);
  * and its limits): the OSD hosts' addresses from the agents' facts, and
  * the new network tested host to host before any OSD moves.
  */
+/* plan_read_state fills ps from the live cluster (status, health,
+ * versions, where cluster_network is set on each OSD host) and *grace
+ * with osd_heartbeat_grace; what cannot be read stays empty. */
+void plan_read_state(const struct ceph_opts *co, const struct ceph_map *m,
+    struct plan_state *ps, double *grace);
 /* plan_host_addrs fills ps->hosts from 'hosts --facts --json'. */
 void plan_host_addrs(const char *inventory, const char *key, struct plan_state *ps);
 

@@ -1,0 +1,290 @@
+/* cli_plan: the cutover commands, plan and migrate, see cli.h. */
+#include "cli/cli.h"
+#include "ceph/ceph.h"
+#include "migrate/migrate.h"
+#include "json.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* plan_write: the plan as JSON (out) and as a script (script), each
+ * whole or not at all; -1 (printed) when one could not be written. */
+static int
+plan_write(const cJSON *plan, const char *out, const char *script)
+{
+	struct out_file of;
+	char err[CF_ERRLEN];
+	int rc = 0;
+
+	if (out && (out_file_open(&of, out, err) == -1 ||
+	    (out_json_write(of.f, plan), out_file_close(&of, err)) == -1)) {
+		fprintf(stderr, "cephfab: plan: %s\n", err);
+		rc = -1;
+	}
+	if (script) {
+		if (out_file_open(&of, script, err) == -1 ||
+		    (plan_script(plan, of.f), out_file_close(&of, err)) == -1) {
+			fprintf(stderr, "cephfab: plan: %s\n", err);
+			rc = -1;
+		} else
+			chmod(script, 0755);
+	}
+	return rc;
+}
+
+int
+cmd_plan(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_NEW = 256, O_CONF, O_NAME, O_DEPLOY, O_BATCH, O_SETTLE,
+	    O_OUT, O_SCRIPT };
+	static const struct option po[] = {
+		{ "cluster-network", required_argument, NULL, O_NEW },
+		{ "ceph-conf", required_argument, NULL, O_CONF },
+		{ "ceph-name", required_argument, NULL, O_NAME },
+		{ "deploy", required_argument, NULL, O_DEPLOY },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "settle", required_argument, NULL, O_SETTLE },
+		{ "out", required_argument, NULL, O_OUT },
+		{ "script", required_argument, NULL, O_SCRIPT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *use = "usage: cephfab -i INV plan --cluster-network "
+	    "NEW_CIDR [--ceph-conf F] [--ceph-name N]\n"
+	    "         [--deploy systemd|cephadm] [--batch host|N] [--settle S] "
+	    "[--out plan.json]\n"
+	    "         [--script plan.sh]\n"
+	    "  preflight (exit 1 on any blocking finding) and a staged, gated "
+	    "plan\n";
+	struct plan_opts o;
+	struct ceph_opts co;
+	struct ceph_map *m = calloc(1, sizeof(*m));
+	struct plan_state *ps = calloc(1, sizeof(*ps));
+	const char *out = NULL, *script = NULL;
+	char err[CF_ERRLEN];
+	cJSON *fs, *plan = NULL, *f;
+	int ch, blocks, rc = EXIT_PASS;
+	double d;
+
+	if (m == NULL || ps == NULL) {
+		free(m);
+		free(ps);
+		return EXIT_RUNTIME;
+	}
+	memset(&o, 0, sizeof(o));
+	memset(&co, 0, sizeof(co));
+	o.batch = 1;
+	o.grace = 20;
+	co.timeout = g->timeout > 0 ? g->timeout : 15;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", po, NULL)) != -1) {
+		switch (ch) {
+		case O_NEW:
+			if (netcidr_parse(optarg, &o.new_net) == -1) {
+				fprintf(stderr, "cephfab: plan: --cluster-network: "
+				    "'%s' is not ADDR/PREFIX\n", optarg);
+				rc = EXIT_USAGE;
+			}
+			break;
+		case O_CONF: co.conf = optarg; break;
+		case O_NAME: co.name = optarg; break;
+		case O_DEPLOY:
+			if (strcmp(optarg, "systemd") == 0)
+				o.deploy = PLAN_SYSTEMD;
+			else if (strcmp(optarg, "cephadm") == 0)
+				o.deploy = PLAN_CEPHADM;
+			else {
+				fprintf(stderr, "cephfab: plan: --deploy: '%s' "
+				    "is not systemd or cephadm\n", optarg);
+				rc = EXIT_USAGE;
+			}
+			break;
+		case O_BATCH:
+			if (strcmp(optarg, "host") == 0)
+				o.batch = 1;
+			else if (parse_num("--batch", optarg, 1, 1000, &d))
+				rc = EXIT_USAGE;
+			else
+				o.batch = (int)d;
+			break;
+		case O_SETTLE:
+			if (parse_num("--settle", optarg, 0, 3600, &o.settle))
+				rc = EXIT_USAGE;
+			break;
+		case O_OUT: out = optarg; break;
+		case O_SCRIPT: script = optarg; break;
+		case 'h': fputs(use, stdout); free(m); free(ps);
+			return EXIT_PASS;
+		default: rc = EXIT_USAGE; break;
+		}
+	}
+	if (rc == EXIT_PASS && (argc != optind || o.new_net.addr.family == 0 ||
+	    g->inventory == NULL)) {
+		fputs(use, stderr);
+		rc = EXIT_USAGE;
+	}
+	if (rc != EXIT_PASS) {
+		free(m);
+		free(ps);
+		return rc;
+	}
+	if (ceph_read_cluster(&co, m, err) == -1) {
+		fprintf(stderr, "cephfab: plan: %s\n", err);
+		free(m);
+		free(ps);
+		return EXIT_RUNTIME;
+	}
+	plan_read_state(&co, m, ps, &o.grace);
+	plan_host_addrs(g->inventory, g->key, ps);
+	fs = cJSON_CreateArray();
+	blocks = plan_preflight(m, ps, &o, fs);
+	/* Host to host on the new network (the hosts that have an address
+	 * there: a missing one is a finding already). */
+	blocks += plan_net_checks(g->inventory, g->key, m, ps, &o, fs);
+	cJSON_ArrayForEach(f, fs) {
+		const cJSON *sm = cJSON_GetObjectItem(f, "summary");
+		const cJSON *k = cJSON_GetObjectItem(f, "kind");
+
+		fprintf(stderr, "preflight: %s: %s\n", k ? k->valuestring : "?",
+		    sm ? sm->valuestring : "?");
+	}
+	plan = plan_build(m, &o, err);
+	if (plan == NULL) {
+		fprintf(stderr, "cephfab: %s\n", err);
+		rc = EXIT_RUNTIME;
+	} else {
+		cJSON_AddItemToObject(plan, "preflight", fs);
+		fs = NULL;
+		if (g->json)
+			out_json(plan);
+		else
+			plan_print(plan, stdout);
+		if (plan_write(plan, out, script) == -1)
+			rc = EXIT_RUNTIME;
+		if (rc == EXIT_PASS && blocks)
+			rc = EXIT_PROBLEMS;
+	}
+	cJSON_Delete(fs);
+	cJSON_Delete(plan);
+	free(m);
+	free(ps);
+	return rc;
+}
+
+/* --- migrate --------------------------------------------------------------- */
+
+int
+cmd_migrate(const struct gopts *g, int argc, char **argv)
+{
+	enum { O_PLAN = 256, O_EXEC, O_JOURNAL, O_RESUME, O_ROLLBACK,
+	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL, O_RETR,
+	    O_PROBE };
+	static const struct option mo[] = {
+		{ "plan", required_argument, NULL, O_PLAN },
+		{ "execute", no_argument, NULL, O_EXEC },
+		{ "journal", required_argument, NULL, O_JOURNAL },
+		{ "resume", no_argument, NULL, O_RESUME },
+		{ "rollback", no_argument, NULL, O_ROLLBACK },
+		{ "restart-cmd", required_argument, NULL, O_RESTART },
+		{ "ceph-conf", required_argument, NULL, O_CONF },
+		{ "ceph-name", required_argument, NULL, O_NAME },
+		{ "inactive-limit", required_argument, NULL, O_INACTIVE },
+		{ "slow-ops-limit", required_argument, NULL, O_SLOW },
+		{ "poll", required_argument, NULL, O_POLL },
+		{ "retrans-limit", required_argument, NULL, O_RETR },
+		{ "probe-pool", required_argument, NULL, O_PROBE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *use = "usage: cephfab migrate --plan plan.json "
+	    "[--execute] [--journal F] [--resume] [--rollback]\n"
+	    "         [--restart-cmd 'CMD {host} {osd}'] [--ceph-conf F] "
+	    "[--ceph-name N]\n"
+	    "         [--inactive-limit S] [--slow-ops-limit S] [--poll S] "
+	    "[--retrans-limit PCT]\n"
+	    "         [--probe-pool POOL]\n"
+	    "  without --execute: what it would do. With it: the plan's "
+	    "steps, each\n"
+	    "  gated on the cluster's state, journaled (default "
+	    "PLAN.journal); exit 1\n"
+	    "  when it paused (the message says why and what to do)\n"
+	    "  --restart-cmd   default 'ssh {host} systemctl restart "
+	    "ceph-osd@{osd}'\n"
+	    "                  (cephadm plans: ceph orch daemon restart)\n"
+	    "  -i INV          also watch the cluster network's real traffic "
+	    "while settling:\n"
+	    "                  a peer retransmitting over --retrans-limit % "
+	    "(default 2) pauses\n"
+	    "  --probe-pool P  a client writing and reading back a 4 KiB "
+	    "object in pool P\n"
+	    "                  twice a second throughout; its errors and "
+	    "longest stall are reported\n";
+	struct migrate_opts o;
+	int ch, rc = EXIT_PASS;
+
+	memset(&o, 0, sizeof(o));
+	o.co.timeout = g->timeout > 0 ? g->timeout : 30;
+	o.inactive_limit = 90;
+	o.slow_ops_limit = 120;
+	o.poll = 2;
+	o.json = g->json;
+	o.inventory = g->inventory;
+	o.key = g->key;
+	o.retrans_limit = 2;
+	o.retrans_min = 1000;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", mo, NULL)) != -1) {
+		switch (ch) {
+		case O_PLAN: o.plan_path = optarg; break;
+		case O_EXEC: o.execute = true; break;
+		case O_JOURNAL: o.journal_path = optarg; break;
+		case O_RESUME: o.resume = true; break;
+		case O_ROLLBACK: o.rollback = true; break;
+		case O_RESTART: o.restart_cmd = optarg; break;
+		case O_CONF: o.co.conf = optarg; break;
+		case O_NAME: o.co.name = optarg; break;
+		case O_INACTIVE:
+			if (parse_num("--inactive-limit", optarg, 1, 86400,
+			    &o.inactive_limit))
+				rc = EXIT_USAGE;
+			break;
+		case O_SLOW:
+			if (parse_num("--slow-ops-limit", optarg, 1, 86400,
+			    &o.slow_ops_limit))
+				rc = EXIT_USAGE;
+			break;
+		case O_POLL:
+			if (parse_num("--poll", optarg, 0.2, 60, &o.poll))
+				rc = EXIT_USAGE;
+			break;
+		case O_RETR:
+			if (parse_num("--retrans-limit", optarg, 0, 100,
+			    &o.retrans_limit))
+				rc = EXIT_USAGE;
+			break;
+		case O_PROBE:
+			if (optarg[0] == '\0' || optarg[0] == '-' ||
+			    strlen(optarg) > 128) {
+				fprintf(stderr, "cephfab: migrate: "
+				    "--probe-pool: a pool name, not '%s'\n",
+				    optarg);
+				rc = EXIT_USAGE;
+			} else
+				o.probe_pool = optarg;
+			break;
+		case 'h': fputs(use, stdout); return EXIT_PASS;
+		default: rc = EXIT_USAGE; break;
+		}
+	}
+	if (rc == EXIT_PASS && (argc != optind || o.plan_path == NULL)) {
+		fputs(use, stderr);
+		rc = EXIT_USAGE;
+	}
+	if (rc != EXIT_PASS)
+		return rc;
+	return migrate_run(&o);
+}
