@@ -84,8 +84,18 @@ pair_start(const struct gopts *g, struct pair_opts *o, const char *net)
 	return rc;
 }
 
-int
-cmd_pair(const struct gopts *g, int argc, char **argv)
+/* What pair's command line says besides struct pair_opts. */
+struct pair_cli {
+	const char *net;
+	int sweep;
+	int have_len, have_stride, have_t;
+};
+
+/* pair_parse: pair's options into o and pc; 1 when --help was printed,
+ * -1 on a usage error (printed), else 0. */
+static int
+pair_parse(const struct gopts *g, int argc, char **argv,
+    struct pair_opts *o, struct pair_cli *pc)
 {
 	enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL,
 	    O_SKIP, O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
@@ -112,106 +122,118 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct pair_opts o;
-	const char *net = NULL;
 	uint64_t u;
 	double d;
-	int ch, have_len = 0, have_stride = 0, sweep = 0, have_t = 0;
+	int ch;
 
-	memset(&o, 0, sizeof(o));
-	o.streams = 1;
-	o.duration = 10;
-	o.interval = 1;
-	o.json = g->json;
+	memset(o, 0, sizeof(*o));
+	memset(pc, 0, sizeof(*pc));
+	o->streams = 1;
+	o->duration = 10;
+	o->interval = 1;
+	o->json = g->json;
 	/* 0, not 1: glibc re-initialises getopt, dropping the '+' (stop at
 	 * the first operand) mode main() used, so options may follow A B. */
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "P:t:Rl:w:Zjh", popts,
 	    NULL)) != -1) {
 		switch (ch) {
-		case O_NET: net = optarg; break;
+		case O_NET: pc->net = optarg; break;
 		case 'P':
 			if (parse_num("-P", optarg, 1, TPUTREQ_MAX_STREAMS, &d))
-				return EXIT_USAGE;
-			o.streams = (uint32_t)d;
+				return -1;
+			o->streams = (uint32_t)d;
 			break;
 		case 't':
-			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
-				return EXIT_USAGE;
-			have_t = 1;
+			if (parse_num("-t", optarg, 0.1, 86400, &o->duration))
+				return -1;
+			pc->have_t = 1;
 			break;
-		case 'R': o.reverse = true; break;
-		case O_BIDIR: o.bidir = true; break;
+		case 'R': o->reverse = true; break;
+		case O_BIDIR: o->bidir = true; break;
 		case 'l':
 			if (units_size(optarg, &u) == -1 || u < 1 ||
 			    u > 16 * 1024 * 1024) {
 				fprintf(stderr, "cephfab: pair: -l: '%s' is "
 				    "not a size in [1, 16M]\n", optarg);
-				return EXIT_USAGE;
+				return -1;
 			}
-			o.len = (uint32_t)u;
-			have_len = 1;
+			o->len = (uint32_t)u;
+			pc->have_len = 1;
 			break;
 		case O_RATE:
-			if (units_rate(optarg, &o.rate) == -1 || o.rate == 0) {
+			if (units_rate(optarg, &o->rate) == -1 || o->rate == 0) {
 				fprintf(stderr, "cephfab: pair: --rate: '%s' "
 				    "is not a rate like 500M or 2G\n", optarg);
-				return EXIT_USAGE;
+				return -1;
 			}
 			break;
 		case O_SPB:
 			if (parse_num("--sport-base", optarg, 1024, 65535, &d))
-				return EXIT_USAGE;
-			o.sport_base = (uint16_t)d;
+				return -1;
+			o->sport_base = (uint16_t)d;
 			break;
 		case O_SPS:
 			if (parse_num("--sport-stride", optarg, 1, 1024, &d))
-				return EXIT_USAGE;
-			o.sport_stride = (uint16_t)d;
-			have_stride = 1;
+				return -1;
+			o->sport_stride = (uint16_t)d;
+			pc->have_stride = 1;
 			break;
-		case O_UDP: o.udp = true; break;
+		case O_UDP: o->udp = true; break;
 		case O_IVAL:
 			if (parse_num("--interval", optarg, 0.1, 60,
-			    &o.interval))
-				return EXIT_USAGE;
+			    &o->interval))
+				return -1;
 			break;
 		case 'w':
 			if (units_size(optarg, &u) == -1 || u < 4096 ||
 			    u > (1u << 30)) {
 				fprintf(stderr, "cephfab: pair: -w: '%s' is "
 				    "not a size in [4K, 1G]\n", optarg);
-				return EXIT_USAGE;
+				return -1;
 			}
-			o.window = (uint32_t)u;
+			o->window = (uint32_t)u;
 			break;
-		case 'Z': o.zerocopy = true; break;
-		case O_SKIP: o.skip_rx_copy = true; break;
+		case 'Z': o->zerocopy = true; break;
+		case O_SKIP: o->skip_rx_copy = true; break;
 		case O_DEV:
-			if (strlen(optarg) >= sizeof(o.bind_dev)) {
+			if (strlen(optarg) >= sizeof(o->bind_dev)) {
 				fprintf(stderr, "cephfab: pair: --bind-dev: "
 				    "'%s' is too long\n", optarg);
-				return EXIT_USAGE;
+				return -1;
 			}
-			snprintf(o.bind_dev, sizeof(o.bind_dev), "%s", optarg);
+			snprintf(o->bind_dev, sizeof(o->bind_dev), "%s", optarg);
 			break;
-		case O_SHARED: o.shared = true; break;
+		case O_SHARED: o->shared = true; break;
 		case O_SWEEP:
 			if (parse_num("--sport-sweep", optarg, 1, 1024, &d))
-				return EXIT_USAGE;
-			sweep = (int)d;
+				return -1;
+			pc->sweep = (int)d;
 			break;
 		case O_STARTAT:
 			/* Bounded: an hour ahead at most, never a stall. */
 			if (parse_num("--start-at", optarg, 0, (double)time(NULL)
-			    + 3600, &o.start_at))
-				return EXIT_USAGE;
+			    + 3600, &o->start_at))
+				return -1;
 			break;
-		case 'j': o.json = true; break;
-		case 'h': pair_usage(stdout); return EXIT_PASS;
-		default: pair_usage(stderr); return EXIT_USAGE;
+		case 'j': o->json = true; break;
+		case 'h': pair_usage(stdout); return 1;
+		default: pair_usage(stderr); return -1;
 		}
 	}
+	return 0;
+}
+
+int
+cmd_pair(const struct gopts *g, int argc, char **argv)
+{
+	struct pair_opts o;
+	struct pair_cli pc;
+	int rc;
+
+	rc = pair_parse(g, argc, argv, &o, &pc);
+	if (rc != 0)
+		return rc == 1 ? EXIT_PASS : EXIT_USAGE;
 	if (argc - optind != 2) {
 		pair_usage(stderr);
 		return EXIT_USAGE;
@@ -228,14 +250,14 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		    "the other\n");
 		return EXIT_USAGE;
 	}
-	if (have_stride && !o.sport_base) {
+	if (pc.have_stride && !o.sport_base) {
 		fprintf(stderr, "cephfab: pair: --sport-stride needs "
 		    "--sport-base\n");
 		return EXIT_USAGE;
 	}
-	if (o.sport_base && !have_stride)
+	if (o.sport_base && !pc.have_stride)
 		o.sport_stride = 1;
-	if (!have_len)
+	if (!pc.have_len)
 		o.len = o.udp ? 1400 : 128 * 1024;
 	if (o.udp && (o.len < TPUTREQ_UDP_HDR || o.len > 65507)) {
 		fprintf(stderr, "cephfab: pair: -l: UDP datagrams are %d to "
@@ -246,7 +268,7 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		o.rate = 1000000;
 	if (o.interval > o.duration)
 		o.interval = o.duration;
-	if (sweep) {
+	if (pc.sweep) {
 		struct sweep_opts so;
 
 		/* Each source port its own single-stream test. */
@@ -255,26 +277,26 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 		so.key = g->key;
 		so.a = o.a;
 		so.b = o.b;
-		so.net = net;
-		so.count = sweep;
+		so.net = pc.net;
+		so.count = pc.sweep;
 		so.sport_base = o.sport_base ? o.sport_base : 40000;
-		so.seconds = have_t ? o.duration : 1;
+		so.seconds = pc.have_t ? o.duration : 1;
 		so.timeout = g->timeout > 0 ? g->timeout : 5;
 		so.json = o.json;
-		if (so.sport_base + (unsigned)sweep > 65535) {
+		if (so.sport_base + (unsigned)pc.sweep > 65535) {
 			fprintf(stderr, "cephfab: pair: --sport-sweep: ports "
 			    "run past 65535\n");
 			return EXIT_USAGE;
 		}
 		return sweep_run(&so);
 	}
-	if (net != NULL && strcmp(net, "public") != 0 &&
-	    strcmp(net, "cluster") != 0) {
+	if (pc.net != NULL && strcmp(pc.net, "public") != 0 &&
+	    strcmp(pc.net, "cluster") != 0) {
 		fprintf(stderr, "cephfab: pair: --net: '%s' is not public or "
-		    "cluster\n", net);
+		    "cluster\n", pc.net);
 		return EXIT_USAGE;
 	}
-	return pair_start(g, &o, net);
+	return pair_start(g, &o, pc.net);
 }
 
 static void

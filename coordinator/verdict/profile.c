@@ -1,0 +1,184 @@
+/* profile: acceptance profiles (configs/profiles/NAME.conf): parsed from
+ * a file, stored with a run as JSON and read back, see verdict.h. */
+#include "verdict/verdict.h"
+#include "ini.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+profile_defaults(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "default");
+	p->line_gbps = 10;
+	p->min_pct = 70;
+	p->max_rpg = 100;
+	p->max_p99_us = 2000;
+	p->latency_k = 5;
+	p->asym_pct = 30;
+	p->imbalance_pct = 50;
+	p->required_mtu = 0;
+}
+
+static int
+profile_section(void *u, const char *kind, const char *name, int line, char *err)
+{
+	(void)u;
+	(void)name;
+	(void)line;
+	if (strcmp(kind, "profile") != 0) {
+		snprintf(err, CF_ERRLEN, "unknown section [%s] (only "
+		    "[profile])", kind);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+profile_num(const char *key, const char *val, double min, double max,
+    double *out, char *err)
+{
+	char *end;
+	double d = strtod(val, &end);
+
+	if (*val == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+		snprintf(err, CF_ERRLEN, "%s: '%s' is not a number in [%g, %g]",
+		    key, val, min, max);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int
+profile_pair(void *u, const char *key, const char *val, int line, char *err)
+{
+	struct profile *p = u;
+	double d;
+
+	(void)line;
+	if (strcmp(key, "name") == 0) {
+		snprintf(p->name, sizeof(p->name), "%s", val);
+		return 0;
+	}
+	if (strcmp(key, "line_rate_gbps") == 0)
+		return profile_num(key, val, 0.001, 10000, &p->line_gbps, err);
+	if (strcmp(key, "min_bandwidth_pct") == 0)
+		return profile_num(key, val, 1, 100, &p->min_pct, err);
+	if (strcmp(key, "max_imbalance_pct") == 0)
+		return profile_num(key, val, 1, 100, &p->imbalance_pct, err);
+	if (strcmp(key, "min_load_pct") == 0)
+		return profile_num(key, val, 1, 100, &p->load_pct, err);
+	if (strcmp(key, "max_retransmits_per_gb") == 0)
+		return profile_num(key, val, 0, 1e9, &p->max_rpg, err);
+	if (strcmp(key, "max_rtt_p99_us") == 0)
+		return profile_num(key, val, 1, 1e9, &p->max_p99_us, err);
+	if (strcmp(key, "latency_factor") == 0)
+		return profile_num(key, val, 1, 1000, &p->latency_k, err);
+	if (strcmp(key, "max_asymmetry_pct") == 0)
+		return profile_num(key, val, 1, 100, &p->asym_pct, err);
+	if (strcmp(key, "required_mtu") == 0) {
+		if (profile_num(key, val, 0, 65535, &d, err) == -1)
+			return -1;
+		p->required_mtu = (uint32_t)d;
+		return 0;
+	}
+	if (strcmp(key, "required_ports") == 0) {
+		char buf[512], *t, *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", val);
+		p->nports = 0;
+		for (t = strtok_r(buf, ", ", &save); t;
+		    t = strtok_r(NULL, ", ", &save)) {
+			if (p->nports == 64 || profile_num(key, t, 1, 65535, &d,
+			    err) == -1) {
+				if (p->nports == 64)
+					snprintf(err, CF_ERRLEN, "%s: more than "
+					    "64 ports", key);
+				return -1;
+			}
+			p->ports[p->nports++] = (uint16_t)d;
+		}
+		return 0;
+	}
+	snprintf(err, CF_ERRLEN, "unknown key '%s'", key);
+	return -1;
+}
+
+int
+profile_parse_buf(const char *name, const char *text, size_t len,
+    struct profile *p, char *err)
+{
+	struct ini_handler h = { profile_section, profile_pair };
+
+	profile_defaults(p);
+	return ini_parse_buf(name, text, len, &h, p, err);
+}
+
+cJSON *
+profile_to_json(const struct profile *p)
+{
+	cJSON *j = cJSON_CreateObject(), *a;
+	int i;
+
+	cJSON_AddStringToObject(j, "name", p->name);
+	cJSON_AddNumberToObject(j, "line_gbps", p->line_gbps);
+	cJSON_AddNumberToObject(j, "min_pct", p->min_pct);
+	cJSON_AddNumberToObject(j, "max_rpg", p->max_rpg);
+	cJSON_AddNumberToObject(j, "max_p99_us", p->max_p99_us);
+	cJSON_AddNumberToObject(j, "latency_k", p->latency_k);
+	cJSON_AddNumberToObject(j, "asym_pct", p->asym_pct);
+	cJSON_AddNumberToObject(j, "imbalance_pct", p->imbalance_pct);
+	cJSON_AddNumberToObject(j, "load_pct", p->load_pct);
+	cJSON_AddNumberToObject(j, "required_mtu", p->required_mtu);
+	a = cJSON_AddArrayToObject(j, "ports");
+	for (i = 0; i < p->nports; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->ports[i]));
+	return j;
+}
+
+int
+profile_from_json(const cJSON *j, struct profile *p, char *err)
+{
+	const cJSON *a, *v;
+	int n;
+
+	profile_defaults(p);
+	if (json_get_strcpy(j, "name", 0, p->name, sizeof(p->name), err) == -1 ||
+	    json_get_double(j, "line_gbps", 0, 1e6, &p->line_gbps, err) == -1 ||
+	    json_get_double(j, "min_pct", 0, 100, &p->min_pct, err) == -1 ||
+	    json_get_double(j, "max_rpg", 0, 1e12, &p->max_rpg, err) == -1 ||
+	    json_get_double(j, "max_p99_us", 0, 1e12, &p->max_p99_us, err) == -1 ||
+	    json_get_double(j, "latency_k", 0, 1e6, &p->latency_k, err) == -1 ||
+	    json_get_double(j, "asym_pct", 0, 1e6, &p->asym_pct, err) == -1 ||
+	    json_get_double(j, "imbalance_pct", 0, 1e6, &p->imbalance_pct,
+	    err) == -1 ||
+	    json_get_double(j, "load_pct", 0, 100, &p->load_pct, err) == -1 ||
+	    json_get_u32(j, "required_mtu", 0, 65535, &p->required_mtu,
+	    err) == -1 ||
+	    json_get_arr(j, "ports", 0, 64, &a, &n, err) == -1)
+		return -1;
+	p->nports = 0;
+	cJSON_ArrayForEach(v, a) {
+		if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+		    v->valuedouble > 65535) {
+			snprintf(err, CF_ERRLEN, "ports[%d]: not a port",
+			    p->nports);
+			return -1;
+		}
+		p->ports[p->nports++] = (uint16_t)v->valuedouble;
+	}
+	return 0;
+}
+
+int
+profile_load(const char *path, struct profile *p, char *err)
+{
+	struct ini_handler h = { profile_section, profile_pair };
+
+	profile_defaults(p);
+	return ini_parse_file(path, &h, p, err);
+}
