@@ -134,238 +134,320 @@ r2(double x)
 	return round(x * 1000) / 1000;
 }
 
-cJSON *
-matrix_load_compute(const struct matrix_load_view *v, const struct profile *p,
-    cJSON *out, int *errors)
-{
-	int n = v->n, i, j, nflows = 0, nlost = 0;
-	double line = p->line_gbps;
-	double thr = (p->load_pct > 0 ? p->load_pct : p->min_pct) / 100.0;
-	int *nout = calloc((size_t)n, sizeof(int));
-	int *nin = calloc((size_t)n, sizeof(int));
-	double *tx = calloc((size_t)n, sizeof(double));
-	double *rx = calloc((size_t)n, sizeof(double));
-	double *etx = calloc((size_t)n, sizeof(double));
-	double *erx = calloc((size_t)n, sizeof(double));
-	int *lostn = calloc((size_t)n, sizeof(int));
-	unsigned char *mask = calloc((size_t)n, 1);
-	unsigned char *expl = calloc((size_t)n, 1);
-	double intra = 0, inter = 0;
-	int nintra = 0, ninter = 0;
-	cJSON *sec = NULL, *harr, *rarr, *f, *ev;
+/* What the load checks share: the view, the fair shares and what was
+ * measured per host. */
+struct lctx {
+	const struct matrix_load_view *v;
+	cJSON *out;
+	int n, nflows, nlost, errors;
+	double line, thr;
+	int *nout, *nin, *lostn;
+	double *tx, *rx, *etx, *erx;
+	unsigned char *mask, *expl;
+	double intra, inter;
+	int nintra, ninter;
+};
 
-	*errors = 0;
-	if (!nout || !nin || !tx || !rx || !etx || !erx || !lostn || !mask ||
-	    !expl)
-		goto done;
+/* load_tally: the flows per host, then each flow's fair share (its
+ * sender's line split over the sender's flows, or its receiver's over
+ * the receiver's, whichever is less) against what it carried. */
+static void
+load_tally(struct lctx *c)
+{
+	const struct matrix_load_view *v = c->v;
+	int n = c->n, i, j;
+
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++) {
 			int k = i * n + j;
 
 			if (i == j || (!isfinite(v->gbps[k]) && !v->lost[k]))
 				continue;
-			nout[i]++;
-			nin[j]++;
-			nflows++;
+			c->nout[i]++;
+			c->nin[j]++;
+			c->nflows++;
 		}
-	if (nflows == 0)
-		goto done;
-	/* A flow's fair share: its sender's line split over the sender's
-	 * flows, or its receiver's over the receiver's, whichever is less. */
-	for (i = 0; i < n; i++)
+	for (i = 0; c->nflows && i < n; i++)
 		for (j = 0; j < n; j++) {
 			int k = i * n + j;
 			double share;
 
 			if (i == j || (!isfinite(v->gbps[k]) && !v->lost[k]))
 				continue;
-			share = fmin(line / nout[i], line / nin[j]);
-			etx[i] += share;
-			erx[j] += share;
+			share = fmin(c->line / c->nout[i], c->line / c->nin[j]);
+			c->etx[i] += share;
+			c->erx[j] += share;
 			if (v->lost[k]) {
-				lostn[i]++;
-				lostn[j]++;
-				nlost++;
+				c->lostn[i]++;
+				c->lostn[j]++;
+				c->nlost++;
 				continue;
 			}
-			tx[i] += v->gbps[k];
-			rx[j] += v->gbps[k];
+			c->tx[i] += v->gbps[k];
+			c->rx[j] += v->gbps[k];
 			if (v->rack[i] == v->rack[j]) {
-				intra += v->gbps[k];
-				nintra++;
+				c->intra += v->gbps[k];
+				c->nintra++;
 			} else {
-				inter += v->gbps[k];
-				ninter++;
+				c->inter += v->gbps[k];
+				c->ninter++;
 			}
 		}
-	sec = cJSON_CreateObject();
-	cJSON_AddStringToObject(sec, "mode", matrix_load_name(v->mode));
-	cJSON_AddNumberToObject(sec, "seconds", v->seconds);
-	cJSON_AddNumberToObject(sec, "flows", nflows);
-	cJSON_AddNumberToObject(sec, "lost", nlost);
-	cJSON_AddNumberToObject(sec, "line_gbps", line);
-	cJSON_AddNumberToObject(sec, "threshold_pct", thr * 100);
-	if (nintra)
-		cJSON_AddNumberToObject(sec, "intra_rack_flow_gbps",
-		    r2(intra / nintra));
-	if (ninter)
-		cJSON_AddNumberToObject(sec, "inter_rack_flow_gbps",
-		    r2(inter / ninter));
-	harr = cJSON_AddArrayToObject(sec, "hosts");
-	for (i = 0; i < n; i++) {
+}
+
+/* load_flow_means: the mean intra- and inter-rack flow into o. */
+static void
+load_flow_means(const struct lctx *c, cJSON *o)
+{
+	if (c->nintra)
+		cJSON_AddNumberToObject(o, "intra_rack_flow_gbps",
+		    r2(c->intra / c->nintra));
+	if (c->ninter)
+		cJSON_AddNumberToObject(o, "inter_rack_flow_gbps",
+		    r2(c->inter / c->ninter));
+}
+
+static void
+load_hosts(const struct lctx *c, cJSON *harr)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
 		cJSON *h = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(h, "name", v->names[i]);
-		cJSON_AddNumberToObject(h, "flows_out", nout[i]);
-		cJSON_AddNumberToObject(h, "flows_in", nin[i]);
-		cJSON_AddNumberToObject(h, "tx_gbps", r2(tx[i]));
-		cJSON_AddNumberToObject(h, "rx_gbps", r2(rx[i]));
-		cJSON_AddNumberToObject(h, "expected_tx_gbps", r2(etx[i]));
-		cJSON_AddNumberToObject(h, "expected_rx_gbps", r2(erx[i]));
-		if (etx[i] > 0)
+		cJSON_AddStringToObject(h, "name", c->v->names[i]);
+		cJSON_AddNumberToObject(h, "flows_out", c->nout[i]);
+		cJSON_AddNumberToObject(h, "flows_in", c->nin[i]);
+		cJSON_AddNumberToObject(h, "tx_gbps", r2(c->tx[i]));
+		cJSON_AddNumberToObject(h, "rx_gbps", r2(c->rx[i]));
+		cJSON_AddNumberToObject(h, "expected_tx_gbps", r2(c->etx[i]));
+		cJSON_AddNumberToObject(h, "expected_rx_gbps", r2(c->erx[i]));
+		if (c->etx[i] > 0)
 			cJSON_AddNumberToObject(h, "tx_pct",
-			    round(tx[i] / etx[i] * 1000) / 10);
-		if (erx[i] > 0)
+			    round(c->tx[i] / c->etx[i] * 1000) / 10);
+		if (c->erx[i] > 0)
 			cJSON_AddNumberToObject(h, "rx_pct",
-			    round(rx[i] / erx[i] * 1000) / 10);
-		if (lostn[i])
-			cJSON_AddNumberToObject(h, "lost", lostn[i]);
+			    round(c->rx[i] / c->erx[i] * 1000) / 10);
+		if (c->lostn[i])
+			cJSON_AddNumberToObject(h, "lost", c->lostn[i]);
 		cJSON_AddItemToArray(harr, h);
 	}
-	/* Racks: what crossed each rack's uplinks against the fair shares of
-	 * the flows that had to cross them. */
-	rarr = cJSON_AddArrayToObject(sec, "racks");
-	for (i = 0; i < n; i++) {
-		double out_g = 0, out_e = 0, in_g = 0, in_e = 0;
-		int a, b, members = 0, lost = 0;
-		cJSON *r;
+}
 
-		for (a = 0; a < i; a++)
-			if (v->rack[a] == v->rack[i])
-				break;
-		if (a < i)
+/* The traffic across one rack's uplinks and its fair share. */
+struct rack_sum {
+	double out_g, out_e, in_g, in_e;
+	int members, lost;
+};
+
+static void
+rack_sum(const struct lctx *c, int rack, struct rack_sum *s)
+{
+	const struct matrix_load_view *v = c->v;
+	int n = c->n, a, b;
+
+	memset(s, 0, sizeof(*s));
+	for (a = 0; a < n; a++) {
+		if (v->rack[a] != rack)
 			continue;
-		for (a = 0; a < n; a++) {
-			if (v->rack[a] != v->rack[i])
-				continue;
-			members++;
-			for (b = 0; b < n; b++) {
-				int ko = a * n + b, ki = b * n + a;
+		s->members++;
+		for (b = 0; b < n; b++) {
+			int ko = a * n + b, ki = b * n + a;
 
-				if (v->rack[b] == v->rack[i])
-					continue;
-				if (isfinite(v->gbps[ko]) || v->lost[ko]) {
-					out_e += fmin(line / nout[a],
-					    line / nin[b]);
-					out_g += v->lost[ko] ? 0 : v->gbps[ko];
-					lost += v->lost[ko];
-				}
-				if (isfinite(v->gbps[ki]) || v->lost[ki]) {
-					in_e += fmin(line / nout[b],
-					    line / nin[a]);
-					in_g += v->lost[ki] ? 0 : v->gbps[ki];
-					lost += v->lost[ki];
-				}
+			if (v->rack[b] == rack)
+				continue;
+			if (isfinite(v->gbps[ko]) || v->lost[ko]) {
+				s->out_e += fmin(c->line / c->nout[a],
+				    c->line / c->nin[b]);
+				s->out_g += v->lost[ko] ? 0 : v->gbps[ko];
+				s->lost += v->lost[ko];
+			}
+			if (isfinite(v->gbps[ki]) || v->lost[ki]) {
+				s->in_e += fmin(c->line / c->nout[b],
+				    c->line / c->nin[a]);
+				s->in_g += v->lost[ki] ? 0 : v->gbps[ki];
+				s->lost += v->lost[ki];
 			}
 		}
-		if (out_e == 0 && in_e == 0)
-			continue;
-		r = cJSON_CreateObject();
-		cJSON_AddNumberToObject(r, "id", v->rack[i]);
-		cJSON_AddNumberToObject(r, "hosts", members);
-		cJSON_AddNumberToObject(r, "out_gbps", r2(out_g));
-		cJSON_AddNumberToObject(r, "in_gbps", r2(in_g));
-		cJSON_AddNumberToObject(r, "expected_out_gbps", r2(out_e));
-		cJSON_AddNumberToObject(r, "expected_in_gbps", r2(in_e));
-		cJSON_AddItemToArray(rarr, r);
-		/* Judged only when every flow of the rack was measured. */
-		if (lost || !((out_e > 0 && out_g < thr * out_e) ||
-		    (in_e > 0 && in_g < thr * in_e)))
-			continue;
-		memset(mask, 0, (size_t)n);
-		for (a = 0; a < n; a++)
-			mask[a] = v->rack[a] == v->rack[i];
-		f = finding(out, "oversubscribed", v->net, "the rack's uplinks "
-		    "or the spine cannot carry its hosts' line rate at once: "
-		    "count uplinks against host ports, check ECMP spreads "
-		    "over all of them, and the spine's buffers",
-		    "under %s load, traffic leaving or entering the rack of "
-		    "%s reached %.2f/%.2f of %.2f/%.2f Gbit/s expected "
-		    "(%.0f/%.0f %%)", matrix_load_name(v->mode), v->names[i], out_g,
-		    in_g, out_e, in_e, out_e > 0 ? out_g / out_e * 100 : 0,
-		    in_e > 0 ? in_g / in_e * 100 : 0);
-		hosts_sorted(f, v, mask);
-		ev = cJSON_GetObjectItem(f, "evidence");
-		cJSON_AddStringToObject(ev, "mode", matrix_load_name(v->mode));
-		cJSON_AddNumberToObject(ev, "out_gbps", r2(out_g));
-		cJSON_AddNumberToObject(ev, "in_gbps", r2(in_g));
-		cJSON_AddNumberToObject(ev, "expected_out_gbps", r2(out_e));
-		cJSON_AddNumberToObject(ev, "expected_in_gbps", r2(in_e));
-		if (nintra)
-			cJSON_AddNumberToObject(ev, "intra_rack_flow_gbps",
-			    r2(intra / nintra));
-		if (ninter)
-			cJSON_AddNumberToObject(ev, "inter_rack_flow_gbps",
-			    r2(inter / ninter));
-		/* The rack's hosts are explained: no second finding. */
-		for (a = 0; a < n; a++)
-			expl[a] |= mask[a];
-		(*errors)++;
 	}
-	/* Hosts short of their fair share that no rack finding explains:
-	 * a switch that cannot switch all its ports at line rate, or the
-	 * host's own port. */
-	memset(mask, 0, (size_t)n);
-	{
-		char list[384];
-		size_t off = 0;
-		int nshort = 0;
+}
 
-		list[0] = '\0';
-		for (i = 0; i < n; i++) {
-			double pt = etx[i] > 0 ? tx[i] / etx[i] : 1;
-			double pr = erx[i] > 0 ? rx[i] / erx[i] : 1;
+/* load_rack: rack of host i (its first host) into rarr, and an
+ * oversubscribed finding when its uplinks carried less than the
+ * threshold of the fair shares of the flows that had to cross them. */
+static void
+load_rack(struct lctx *c, int i, cJSON *rarr)
+{
+	const struct matrix_load_view *v = c->v;
+	struct rack_sum s;
+	cJSON *r, *f, *ev;
+	int a;
 
-			if (lostn[i] || expl[i] || (pt >= thr && pr >= thr))
-				continue;
-			mask[i] = 1;
-			nshort++;
-			if (off < sizeof(list) - 64)
-				off += (size_t)snprintf(list + off,
-				    sizeof(list) - off, "%s%s %.2f/%.2f",
-				    off ? ", " : "", v->names[i], tx[i], rx[i]);
-		}
-		if (nshort) {
-			f = finding(out, "oversubscribed", v->net, "a switch "
-			    "that cannot forward all its ports at line rate "
-			    "at once, or these hosts' ports: compare with the "
-			    "pairwise matrix",
-			    "under %s load, %d host%s sent/received below "
-			    "%.0f %% of their fair share (Gbit/s): %s",
-			    matrix_load_name(v->mode), nshort, nshort > 1 ? "s" : "",
-			    thr * 100, list);
-			hosts_sorted(f, v, mask);
-			cJSON_AddStringToObject(cJSON_GetObjectItem(f,
-			    "evidence"), "mode", matrix_load_name(v->mode));
-			(*errors)++;
-		}
+	rack_sum(c, v->rack[i], &s);
+	if (s.out_e == 0 && s.in_e == 0)
+		return;
+	r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "id", v->rack[i]);
+	cJSON_AddNumberToObject(r, "hosts", s.members);
+	cJSON_AddNumberToObject(r, "out_gbps", r2(s.out_g));
+	cJSON_AddNumberToObject(r, "in_gbps", r2(s.in_g));
+	cJSON_AddNumberToObject(r, "expected_out_gbps", r2(s.out_e));
+	cJSON_AddNumberToObject(r, "expected_in_gbps", r2(s.in_e));
+	cJSON_AddItemToArray(rarr, r);
+	/* Judged only when every flow of the rack was measured. */
+	if (s.lost || !((s.out_e > 0 && s.out_g < c->thr * s.out_e) ||
+	    (s.in_e > 0 && s.in_g < c->thr * s.in_e)))
+		return;
+	memset(c->mask, 0, (size_t)c->n);
+	for (a = 0; a < c->n; a++)
+		c->mask[a] = v->rack[a] == v->rack[i];
+	f = finding(c->out, "oversubscribed", v->net, "the rack's uplinks or "
+	    "the spine cannot carry its hosts' line rate at once: count "
+	    "uplinks against host ports, check ECMP spreads over all of them, "
+	    "and the spine's buffers", "under %s load, traffic leaving or "
+	    "entering the rack of %s reached %.2f/%.2f of %.2f/%.2f Gbit/s "
+	    "expected (%.0f/%.0f %%)", matrix_load_name(v->mode), v->names[i],
+	    s.out_g, s.in_g, s.out_e, s.in_e, s.out_e > 0 ? s.out_g / s.out_e *
+	    100 : 0, s.in_e > 0 ? s.in_g / s.in_e * 100 : 0);
+	hosts_sorted(f, v, c->mask);
+	ev = cJSON_GetObjectItem(f, "evidence");
+	cJSON_AddStringToObject(ev, "mode", matrix_load_name(v->mode));
+	cJSON_AddNumberToObject(ev, "out_gbps", r2(s.out_g));
+	cJSON_AddNumberToObject(ev, "in_gbps", r2(s.in_g));
+	cJSON_AddNumberToObject(ev, "expected_out_gbps", r2(s.out_e));
+	cJSON_AddNumberToObject(ev, "expected_in_gbps", r2(s.in_e));
+	load_flow_means(c, ev);
+	/* The rack's hosts are explained: no second finding. */
+	for (a = 0; a < c->n; a++)
+		c->expl[a] |= c->mask[a];
+	c->errors++;
+}
+
+/* load_short_hosts: hosts short of their fair share that no rack finding
+ * explains: a switch that cannot switch all its ports at line rate, or
+ * the host's own port. */
+static void
+load_short_hosts(struct lctx *c)
+{
+	const struct matrix_load_view *v = c->v;
+	char list[384];
+	size_t off = 0;
+	int nshort = 0, i;
+	cJSON *f;
+
+	memset(c->mask, 0, (size_t)c->n);
+	list[0] = '\0';
+	for (i = 0; i < c->n; i++) {
+		double pt = c->etx[i] > 0 ? c->tx[i] / c->etx[i] : 1;
+		double pr = c->erx[i] > 0 ? c->rx[i] / c->erx[i] : 1;
+
+		if (c->lostn[i] || c->expl[i] || (pt >= c->thr &&
+		    pr >= c->thr))
+			continue;
+		c->mask[i] = 1;
+		nshort++;
+		if (off < sizeof(list) - 64)
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+			    "%s%s %.2f/%.2f", off ? ", " : "", v->names[i],
+			    c->tx[i], c->rx[i]);
 	}
-	if (nlost) {
-		memset(mask, 0, (size_t)n);
-		for (i = 0; i < n; i++)
-			for (j = 0; j < n; j++)
-				if (i != j && v->lost[i * n + j])
-					mask[i] = mask[j] = 1;
-		f = finding(out, "unreachable", v->net, "see the lost flows' "
-		    "reasons in the cells; the pairwise matrix names the host",
-		    "%d of %d %s flows failed", nlost, nflows,
-		    matrix_load_name(v->mode));
-		hosts_sorted(f, v, mask);
-		(*errors)++;
+	if (nshort == 0)
+		return;
+	f = finding(c->out, "oversubscribed", v->net, "a switch that cannot "
+	    "forward all its ports at line rate at once, or these hosts' "
+	    "ports: compare with the pairwise matrix", "under %s load, %d "
+	    "host%s sent/received below %.0f %% of their fair share (Gbit/s): "
+	    "%s", matrix_load_name(v->mode), nshort, nshort > 1 ? "s" : "",
+	    c->thr * 100, list);
+	hosts_sorted(f, v, c->mask);
+	cJSON_AddStringToObject(cJSON_GetObjectItem(f, "evidence"), "mode",
+	    matrix_load_name(v->mode));
+	c->errors++;
+}
+
+static void
+load_lost(struct lctx *c)
+{
+	const struct matrix_load_view *v = c->v;
+	cJSON *f;
+	int i, j;
+
+	if (c->nlost == 0)
+		return;
+	memset(c->mask, 0, (size_t)c->n);
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->n; j++)
+			if (i != j && v->lost[i * c->n + j])
+				c->mask[i] = c->mask[j] = 1;
+	f = finding(c->out, "unreachable", v->net, "see the lost flows' "
+	    "reasons in the cells; the pairwise matrix names the host",
+	    "%d of %d %s flows failed", c->nlost, c->nflows,
+	    matrix_load_name(v->mode));
+	hosts_sorted(f, v, c->mask);
+	c->errors++;
+}
+
+static cJSON *
+load_section(struct lctx *c)
+{
+	const struct matrix_load_view *v = c->v;
+	cJSON *sec = cJSON_CreateObject(), *rarr;
+	int a, i;
+
+	cJSON_AddStringToObject(sec, "mode", matrix_load_name(v->mode));
+	cJSON_AddNumberToObject(sec, "seconds", v->seconds);
+	cJSON_AddNumberToObject(sec, "flows", c->nflows);
+	cJSON_AddNumberToObject(sec, "lost", c->nlost);
+	cJSON_AddNumberToObject(sec, "line_gbps", c->line);
+	cJSON_AddNumberToObject(sec, "threshold_pct", c->thr * 100);
+	load_flow_means(c, sec);
+	load_hosts(c, cJSON_AddArrayToObject(sec, "hosts"));
+	/* Racks: what crossed each rack's uplinks against the fair shares
+	 * of the flows that had to cross them; each rack once. */
+	rarr = cJSON_AddArrayToObject(sec, "racks");
+	for (i = 0; i < c->n; i++) {
+		for (a = 0; a < i && v->rack[a] != v->rack[i]; a++)
+			;
+		if (a == i)
+			load_rack(c, i, rarr);
 	}
-done:
-	free(nout); free(nin); free(tx); free(rx); free(etx); free(erx);
-	free(lostn); free(mask); free(expl);
+	load_short_hosts(c);
+	load_lost(c);
+	return sec;
+}
+
+cJSON *
+matrix_load_compute(const struct matrix_load_view *v, const struct profile *p,
+    cJSON *out, int *errors)
+{
+	struct lctx c;
+	size_t n = (size_t)v->n;
+	cJSON *sec = NULL;
+
+	memset(&c, 0, sizeof(c));
+	c.v = v;
+	c.out = out;
+	c.n = v->n;
+	c.line = p->line_gbps;
+	c.thr = (p->load_pct > 0 ? p->load_pct : p->min_pct) / 100.0;
+	c.nout = calloc(n, sizeof(int));
+	c.nin = calloc(n, sizeof(int));
+	c.lostn = calloc(n, sizeof(int));
+	c.tx = calloc(n, sizeof(double));
+	c.rx = calloc(n, sizeof(double));
+	c.etx = calloc(n, sizeof(double));
+	c.erx = calloc(n, sizeof(double));
+	c.mask = calloc(n, 1);
+	c.expl = calloc(n, 1);
+	if (c.nout && c.nin && c.tx && c.rx && c.etx && c.erx && c.lostn &&
+	    c.mask && c.expl) {
+		load_tally(&c);
+		if (c.nflows > 0)
+			sec = load_section(&c);
+	}
+	*errors = c.errors;
+	free(c.nout); free(c.nin); free(c.tx); free(c.rx); free(c.etx);
+	free(c.erx); free(c.lostn); free(c.mask); free(c.expl);
 	return sec;
 }
 
