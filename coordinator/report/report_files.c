@@ -1,6 +1,8 @@
 /*
- * mrender: a matrix run's result tree written as files: a self-contained
- * HTML heatmap, JUnit XML and Prometheus text (see matrix.h).
+ * report_files: a matrix run's result tree written as files (JSON, CSV, a
+ * self-contained HTML heatmap, JUnit XML, Prometheus text), each whole or
+ * not at all, and report_render, which builds the tree from the store and
+ * prints it and writes them, see report.h.
  */
 #include "report/report.h"
 #include "matrix/matrix.h"

@@ -1,0 +1,249 @@
+/* report_term: a result tree on the terminal: the matrices per network
+ * (coloured on a TTY), the loads, the findings and the verdict, see
+ * report.h. */
+#include "report/report.h"
+#include "matrix/matrix.h"
+#include "json.h"
+#include "store/store.h"
+#include "facts/topology.h"
+#include "probes/probes.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *
+hname(const cJSON *hosts, int i)
+{
+	char err[CF_ERRLEN];
+	const char *s;
+
+	if (json_get_str(cJSON_GetArrayItem(hosts, i), "name", 1, 64, &s,
+	    err) == -1)
+		return "?";
+	return s;
+}
+
+static const char *
+dstr(const cJSON *doc, const char *k)
+{
+	char err[CF_ERRLEN];
+	const char *s;
+
+	return json_get_str(doc, k, 0, 4096, &s, err) == 0 ? s : "?";
+}
+
+/* cell_at: the cell src i -> dst j from an index of a network's cells[],
+ * which report_build lays out row by row without the diagonal. (cJSON
+ * arrays are lists: indexing one for every cell is quadratic.) */
+static const cJSON *
+cell_at(const cJSON *const *idx, int n, int i, int j)
+{
+	return idx[i * (n - 1) + (j < i ? j : j - 1)];
+}
+
+/* cell_index: cells[] as an array (caller frees), NULL entries where
+ * cells[] is short. */
+static const cJSON **
+cell_index(const cJSON *cells, int n)
+{
+	const cJSON **idx = calloc((size_t)(n * (n - 1) + 1), sizeof(*idx));
+	const cJSON *c;
+	int k = 0;
+
+	if (idx == NULL)
+		return NULL;
+	cJSON_ArrayForEach(c, cells) {
+		if (k >= n * (n - 1))
+			break;
+		idx[k++] = c;
+	}
+	return idx;
+}
+
+static double
+cnum(const cJSON *c, const char *k)
+{
+	char err[CF_ERRLEN];
+	double v = NAN;
+
+	if (cJSON_IsNumber(cJSON_GetObjectItem(c, k)))
+		json_get_double(c, k, -1e15, 1e15, &v, err);
+	return v;
+}
+
+static int
+dsort(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* host_summary: above 32 hosts a grid does not fit a terminal; one line
+ * per host instead (its sends and receives: median and worst). */
+static void
+host_summary(const cJSON *hosts, const cJSON *const *cells, int n, bool bw,
+    double floor, bool color)
+{
+	double *v = malloc(sizeof(double) * (size_t)n);
+	int i, j, k, dir;
+
+	if (v == NULL)
+		return;
+	printf("  %-16s %21s %21s\n", "host", bw ? "sends Gbit/s" :
+	    "RTT p99 us (as src)", bw ? "receives Gbit/s" :
+	    "RTT p99 us (as dst)");
+	printf("  %-16s %10s %10s %10s %10s\n", "", "median", bw ? "min" :
+	    "max", "median", bw ? "min" : "max");
+	for (i = 0; i < n; i++) {
+		double med[2], ext[2];
+
+		for (dir = 0; dir < 2; dir++) {
+			for (j = k = 0; j < n; j++) {
+				double x;
+
+				if (i == j)
+					continue;
+				x = cnum(dir ? cell_at(cells, n, j, i) :
+				    cell_at(cells, n, i, j), bw ? "gbps" :
+				    "rtt_p99_us");
+				if (isfinite(x))
+					v[k++] = x;
+			}
+			qsort(v, (size_t)k, sizeof(*v), dsort);
+			med[dir] = k ? (k % 2 ? v[k / 2] :
+			    (v[k / 2 - 1] + v[k / 2]) / 2) : NAN;
+			ext[dir] = k ? (bw ? v[0] : v[k - 1]) : NAN;
+		}
+		bool low = bw && (ext[0] < floor || ext[1] < floor);
+
+		printf("  %-16.16s %10.2f %s%10.2f%s %10.2f %s%10.2f%s\n",
+		    hname(hosts, i), med[0], low && color ? "\033[31m" : "",
+		    ext[0], low && color ? "\033[0m" : "", med[1],
+		    low && color ? "\033[31m" : "", ext[1],
+		    low && color ? "\033[0m" : "");
+	}
+	printf("\n");
+	free(v);
+}
+
+void
+report_terminal(const cJSON *doc, bool color)
+{
+	const cJSON *hosts = cJSON_GetObjectItem(doc, "hosts");
+	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c, *f;
+	int n = cJSON_GetArraySize(hosts), i, j;
+	double floor = 0;
+	char err[CF_ERRLEN];
+
+	json_get_double(doc, "floor_gbps", 0, 1e6, &floor, err);
+
+	cJSON_ArrayForEach(net, nets) {
+		const cJSON *cells = cJSON_GetObjectItem(net, "cells"), *ld;
+		const cJSON **idx = cell_index(cells, n);
+		bool bw = false, rtt = false;
+
+		if (idx == NULL)
+			continue;
+
+		/* Gbit/s when there are any; else the RTT (a lat-only run). */
+		cJSON_ArrayForEach(c, cells) {
+			bw |= isfinite(cnum(c, "gbps"));
+			rtt |= isfinite(cnum(c, "rtt_p99_us"));
+		}
+		if (bw || rtt)
+			printf("%s network: %s, row %s column\n", net->string,
+			    bw ? "Gbit/s" : "RTT p99 in microseconds",
+			    bw ? "sends to" : "probes");
+		if ((bw || rtt) && n > 32) {
+			host_summary(hosts, idx, n, bw, floor, color);
+		} else if (bw || rtt) {
+			printf("%8s", "");
+			for (j = 0; j < n; j++)
+				printf(" %7.7s", hname(hosts, j));
+			printf("\n");
+			for (i = 0; i < n; i++) {
+				printf("%-8.8s", hname(hosts, i));
+				for (j = 0; j < n; j++) {
+					const char *st = "";
+					double g;
+
+					if (i == j) {
+						printf(" %7s", "-");
+						continue;
+					}
+					c = cell_at(idx, n, i, j);
+					g = cnum(c, bw ? "gbps" : "rtt_p99_us");
+					json_get_str(c, "state", 0, 16, &st, err);
+					if (strcmp(st, "lost") == 0)
+						printf(" %s%7s%s", color ?
+						    "\033[35m" : "", "lost",
+						    color ? "\033[0m" : "");
+					else if (strcmp(st, "skipped") == 0)
+						printf(" %s%7s%s", color ?
+						    "\033[31m" : "", "mtu!",
+						    color ? "\033[0m" : "");
+					else if (!isfinite(g))
+						printf(" %7s", "?");
+					else if (!bw)
+						printf(" %7.0f", g);
+					else
+						printf(" %s%7.2f%s", !color ?
+						    "" : g < floor ?
+						    "\033[31m" : g < floor *
+						    1.15 ? "\033[33m" :
+						    "\033[32m", g, color ?
+						    "\033[0m" : "");
+				}
+				printf("\n");
+			}
+			printf("\n");
+		}
+		if (bw) {
+			printf("  floor %.2f Gbit/s (profile %s)%s\n", floor,
+			    dstr(doc, "profile"), color ?
+			    ": \033[32mok\033[0m \033[33mnear\033[0m "
+			    "\033[31mbelow\033[0m \033[35mlost\033[0m" : "");
+			printf("  mtu! = not measured: an MTU black hole on "
+			    "the path\n\n");
+		}
+		cJSON_ArrayForEach(ld, cJSON_GetObjectItem(net, "load"))
+			matrix_load_terminal(ld, net->string, color);
+		free(idx);
+	}
+	if (cJSON_GetObjectItem(doc, "topology")) {
+		const cJSON *t;
+
+		printf("paths:\n");
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(doc, "topology")) {
+			const char *hn = "?", *pu = "", *cl = "", *fr = "";
+
+			json_get_str(t, "host", 0, 64, &hn, err);
+			json_opt_str(t, "public", 0, 256, "", &pu, err);
+			json_opt_str(t, "cluster", 0, 256, "", &cl, err);
+			json_opt_str(t, "frr", 0, 256, "", &fr, err);
+			printf("  %-10.10s public: %s; cluster: %s%s%s\n", hn,
+			    pu, cl, fr[0] ? "; " : "", fr);
+		}
+		printf("\n");
+	}
+	f = cJSON_GetObjectItem(doc, "findings");
+	if (cJSON_GetArraySize(f) == 0)
+		printf("no findings\n");
+	cJSON_ArrayForEach(c, f) {
+		const char *k = "", *sev = "", *s = "", *hint = "";
+
+		json_get_str(c, "kind", 0, 32, &k, err);
+		json_get_str(c, "severity", 0, 8, &sev, err);
+		json_get_str(c, "summary", 0, 1024, &s, err);
+		json_get_str(c, "hint", 0, 256, &hint, err);
+		printf("%s%-5s%s %-14s %s\n", color ? (strcmp(sev, "error") ?
+		    "\033[33m" : "\033[31m") : "", sev, color ? "\033[0m" : "",
+		    k, s);
+		printf("%20s hint: %s\n", "", hint);
+	}
+	printf("verdict: %s\n", dstr(doc, "verdict"));
+	fflush(stdout);
+}
