@@ -124,39 +124,28 @@ write_inv(const char *path, const struct inventory *inv, const char *key,
 	return fclose(f) == 0 ? 0 : -1;
 }
 
-int
-plan_net_checks(const char *inventory, const char *key_given,
-    const struct ceph_map *m,
-    const struct plan_state *ps, const struct plan_opts *o, cJSON *fs)
+/* plan_hosts: the OSD hosts with an agent, an old and a new address. */
+static int
+plan_hosts(const struct ceph_map *m, const struct plan_state *ps,
+    const struct plan_opts *o, struct inventory *inv, struct nhost *nh,
+    int cap)
 {
-	struct inventory inv;
-	struct nhost nh[64];
-	char dir[] = "/tmp/cephfab-plan-XXXXXX", ipath[64], db[64], js[64];
-	char err[CF_ERRLEN], a1[NETADDR_STRLEN], a2[NETADDR_STRLEN];
-	const char *key;
-	int n = 0, i, k, blocks = 0, rc, refused = 0;
-	cJSON *doc, *f, *x, *pairs = NULL;
+	int n = 0, i, k, j;
 
-	if (inventory == NULL || inventory_load(inventory, &inv, err))
-		return 0;
-	key = inventory_key_path(&inv, key_given);
-	/* The OSD hosts with an agent, an old and a new address. */
-	for (i = 0; i < m->nosds && n < 64; i++) {
+	for (i = 0; i < m->nosds && n < cap; i++) {
 		const struct ceph_osd *d = &m->osds[i];
 		const struct inv_host *ih;
 
 		for (k = 0; k < n && strcmp(nh[k].name, d->host); k++)
 			;
 		if (k < n || d->host[0] == '\0' || d->clus.family == 0 ||
-		    (ih = inventory_find(&inv, d->host)) == NULL)
+		    (ih = inventory_find(inv, d->host)) == NULL)
 			continue;
 		nh[n].name = d->host;
 		nh[n].ih = ih;
 		nh[n].old = d->clus;
 		memset(&nh[n].new, 0, sizeof(nh[n].new));
 		for (k = 0; k < ps->nhosts; k++) {
-			int j;
-
 			if (strcmp(ps->hosts[k].host, d->host) != 0)
 				continue;
 			for (j = 0; j < ps->hosts[k].naddr; j++)
@@ -167,6 +156,170 @@ plan_net_checks(const char *inventory, const char *key_given,
 		if (nh[n].new.family)
 			n++;
 	}
+	return n;
+}
+
+/* read_json: a whole JSON file, or NULL. */
+static cJSON *
+read_json(const char *path)
+{
+	FILE *jf = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len = jf ? getdelim(&buf, &cap, '\0', jf) : -1;
+	cJSON *doc = len > 0 ? cJSON_ParseWithLength(buf, (size_t)len) : NULL;
+
+	free(buf);
+	if (jf)
+		fclose(jf);
+	return doc;
+}
+
+/* new_net_matrix: the new network as any network (reach, DF path MTU,
+ * ports) by this program's own matrix; its findings become blocking
+ * preflight findings. Returns how many. */
+static int
+new_net_matrix(const char *ipath, const char *db, const char *js, cJSON *fs)
+{
+	const char *a[] = { "-i", ipath, "matrix", "--net", "cluster",
+	    "--tests", "lat,mtu,ports", "--db", db, "--json", js, NULL };
+	cJSON *doc, *x, *f;
+	int rc, blocks = 0;
+
+	rc = self_run(a, 600, &doc);
+	cJSON_Delete(doc);
+	if (rc == 0)
+		return 0;
+	doc = read_json(js);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "findings")) {
+		const cJSON *sm = cJSON_GetObjectItem(x, "summary");
+		const cJSON *kd = cJSON_GetObjectItem(x, "kind"), *h;
+		char kind[80], sum[400];
+
+		snprintf(kind, sizeof(kind), "new_network_%s",
+		    cJSON_IsString(kd) ? kd->valuestring : "?");
+		snprintf(sum, sizeof(sum), "on the new network: %s",
+		    cJSON_IsString(sm) ? sm->valuestring : "(no summary)");
+		f = plan_finding(fs, kind, "fix the new network first: OSDs "
+		    "moved onto it would not reach each other", "%s", sum);
+		cJSON_ArrayForEach(h, cJSON_GetObjectItem(x, "hosts"))
+			if (cJSON_IsString(h))
+				add_host(f, h->valuestring);
+		blocks++;
+	}
+	cJSON_Delete(doc);
+	if (rc != 1) {
+		plan_finding(fs, "new_network_untested", "run 'cephfab matrix' "
+		    "on it by hand", "the new network could not be tested (the "
+		    "matrix did not run: are the agents up?)");
+		blocks++;
+	}
+	return blocks;
+}
+
+/* What the old -> new reach checks gather. */
+struct oldnew {
+	cJSON *fs;
+	cJSON *f, *pairs;	/* the one old_new_unreachable finding */
+	int refused, blocks;
+};
+
+/* old_new_pair: host a's old address to host b's new one; a pair that
+ * gets no answer joins the old_new_unreachable finding. */
+static void
+old_new_pair(const char *ipath, const struct nhost *a, const struct nhost *b,
+    struct oldnew *on)
+{
+	const char *av[] = { "-i", ipath, "--json", "reach", a->name, b->name,
+	    "--from-net", "public", "--to-net", "cluster", NULL };
+	char a1[NETADDR_STRLEN], a2[NETADDR_STRLEN], p[160], sum[400];
+	const cJSON *er, *x;
+	bool lost = false;
+	cJSON *doc;
+	int rc;
+
+	rc = self_run(av, 60, &doc);
+	/* An agent that refuses (allow_targets, say) has not measured
+	 * anything: say why, once. */
+	er = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc,
+	    "results"), 0), "error");
+	if (cJSON_IsString(er)) {
+		if (on->refused++ == 0) {
+			snprintf(sum, sizeof(sum), "old->new not tested: %s",
+			    er->valuestring);
+			plan_finding(on->fs, "new_network_untested",
+			    strstr(er->valuestring, "allow_targets") ? "add "
+			    "the new network to allow_targets in agent.conf on "
+			    "every host" : "check the agents", "%s", sum);
+			on->blocks++;
+		}
+		cJSON_Delete(doc);
+		return;
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "findings")) {
+		const cJSON *kd = cJSON_GetObjectItem(x, "kind");
+
+		lost |= cJSON_IsString(kd) && strcmp(kd->valuestring,
+		    "unreachable") == 0;
+	}
+	lost |= rc == 3 || doc == NULL;
+	cJSON_Delete(doc);
+	if (!lost)
+		return;
+	if (on->pairs == NULL) {
+		on->f = plan_finding(on->fs, "old_new_unreachable", "route (and "
+		    "allow) the old cluster network to the new one and back on "
+		    "every host: during the transition OSDs on both heartbeat "
+		    "and replicate to each other", "placeholder");
+		on->pairs = cJSON_AddArrayToObject(cJSON_GetObjectItem(on->f,
+		    "evidence"), "pairs");
+		on->blocks++;
+	}
+	snprintf(p, sizeof(p), "%s %s -> %s %s", a->name, netaddr_str(&a->old,
+	    a1, sizeof(a1)), b->name, netaddr_str(&b->new, a2, sizeof(a2)));
+	cJSON_AddItemToArray(on->pairs, cJSON_CreateString(p));
+	add_host(on->f, a->name);
+	add_host(on->f, b->name);
+}
+
+/* old_new_summary: the old_new_unreachable finding's summary, its pairs
+ * listed. */
+static void
+old_new_summary(struct oldnew *on)
+{
+	char sum[512];
+	size_t off;
+	cJSON *x;
+
+	off = (size_t)snprintf(sum, sizeof(sum), "%d old->new pair%s get no "
+	    "answer:", cJSON_GetArraySize(on->pairs),
+	    cJSON_GetArraySize(on->pairs) > 1 ? "s" : "");
+	cJSON_ArrayForEach(x, on->pairs)
+		if (off < sizeof(sum) - 2)
+			off += (size_t)snprintf(sum + off, sizeof(sum) - off,
+			    " %s;", x->valuestring);
+	if (off < sizeof(sum))
+		sum[off - 1] = '\0';
+	cJSON_ReplaceItemInObject(on->f, "summary", cJSON_CreateString(sum));
+}
+
+int
+plan_net_checks(const char *inventory, const char *key_given,
+    const struct ceph_map *m,
+    const struct plan_state *ps, const struct plan_opts *o, cJSON *fs)
+{
+	struct inventory inv;
+	struct nhost nh[64];
+	struct oldnew on;
+	char dir[] = "/tmp/cephfab-plan-XXXXXX", ipath[64], db[64], js[64];
+	char err[CF_ERRLEN], w[80];
+	int n, i, k;
+
+	if (inventory == NULL || inventory_load(inventory, &inv, err))
+		return 0;
+	memset(&on, 0, sizeof(on));
+	on.fs = fs;
+	n = plan_hosts(m, ps, o, &inv, nh, 64);
 	if (n < 2 || mkdtemp(dir) == NULL) {
 		inventory_free(&inv);
 		return 0;
@@ -174,160 +327,27 @@ plan_net_checks(const char *inventory, const char *key_given,
 	snprintf(ipath, sizeof(ipath), "%s/inv", dir);
 	snprintf(db, sizeof(db), "%s/m.db", dir);
 	snprintf(js, sizeof(js), "%s/m.json", dir);
-	if (write_inv(ipath, &inv, key, m, &o->new_net, nh, n) == -1)
-		goto out;
-	fprintf(stderr, "preflight: testing the new network between %d OSD "
-	    "hosts\n", n);
-	/* 1. The new network as any network: reach, DF path MTU, ports. */
-	{
-		const char *a[] = { "-i", ipath, "matrix", "--net", "cluster",
-		    "--tests", "lat,mtu,ports", "--db", db, "--json", js,
-		    NULL };
-
-		rc = self_run(a, 600, &doc);
-		cJSON_Delete(doc);
-		doc = NULL;
-		if (rc != 0) {
-			FILE *jf = fopen(js, "r");
-			char *buf = NULL;
-			size_t cap = 0;
-			ssize_t len = jf ? getdelim(&buf, &cap, '\0', jf) : -1;
-
-			doc = len > 0 ? cJSON_ParseWithLength(buf, (size_t)len) :
-			    NULL;
-			free(buf);
-			if (jf)
-				fclose(jf);
-			cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc,
-			    "findings")) {
-				const cJSON *sm = cJSON_GetObjectItem(x,
-				    "summary"), *kd = cJSON_GetObjectItem(x,
-				    "kind"), *h;
-				char kind[80], sum[400];
-
-				snprintf(kind, sizeof(kind), "new_network_%s",
-				    cJSON_IsString(kd) ? kd->valuestring : "?");
-				snprintf(sum, sizeof(sum), "on the new network: "
-				    "%s", cJSON_IsString(sm) ? sm->valuestring :
-				    "(no summary)");
-				f = plan_finding(fs, kind, "fix the new network "
-				    "first: OSDs moved onto it would not reach "
-				    "each other", "%s", sum);
-				cJSON_ArrayForEach(h, cJSON_GetObjectItem(x,
-				    "hosts"))
-					if (cJSON_IsString(h))
-						add_host(f, h->valuestring);
-				blocks++;
-			}
-			cJSON_Delete(doc);
-			doc = NULL;
-			if (rc != 1) {
-				plan_finding(fs, "new_network_untested", "run "
-				    "'cephfab matrix' on it by hand", "the new "
-				    "network could not be tested (the matrix "
-				    "did not run: are the agents up?)");
-				blocks++;
-			}
-		}
+	if (write_inv(ipath, &inv, inventory_key_path(&inv, key_given), m,
+	    &o->new_net, nh, n) == 0) {
+		fprintf(stderr, "preflight: testing the new network between "
+		    "%d OSD hosts\n", n);
+		on.blocks += new_net_matrix(ipath, db, js, fs);
+		/* Every old address to every new one, both ways round. */
+		for (i = 0; i < n; i++)
+			for (k = 0; k < n; k++)
+				if (i != k)
+					old_new_pair(ipath, &nh[i], &nh[k], &on);
+		if (on.pairs)
+			old_new_summary(&on);
 	}
-	/* 2. Every old address to every new one, both ways round. */
-	for (i = 0; i < n; i++)
-		for (k = 0; k < n; k++) {
-			const char *a[] = { "-i", ipath, "--json", "reach",
-			    nh[i].name, nh[k].name, "--from-net", "public",
-			    "--to-net", "cluster", NULL };
-			bool lost = false;
-			const cJSON *er;
-
-			if (i == k)
-				continue;
-			rc = self_run(a, 60, &doc);
-			/* An agent that refuses (allow_targets, say) has not
-			 * measured anything: say why, once. */
-			er = cJSON_GetObjectItem(cJSON_GetArrayItem(
-			    cJSON_GetObjectItem(doc, "results"), 0), "error");
-			if (cJSON_IsString(er)) {
-				char sum[400];
-
-				if (refused++ == 0) {
-					snprintf(sum, sizeof(sum), "old->new "
-					    "not tested: %s", er->valuestring);
-					plan_finding(fs, "new_network_untested",
-					    strstr(er->valuestring,
-					    "allow_targets") ? "add the new "
-					    "network to allow_targets in "
-					    "agent.conf on every host" : "check "
-					    "the agents", "%s", sum);
-					blocks++;
-				}
-				cJSON_Delete(doc);
-				doc = NULL;
-				continue;
-			}
-			cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc,
-			    "findings")) {
-				const cJSON *kd = cJSON_GetObjectItem(x, "kind");
-
-				lost |= cJSON_IsString(kd) && strcmp(
-				    kd->valuestring, "unreachable") == 0;
-			}
-			lost |= rc == 3 || doc == NULL;
-			cJSON_Delete(doc);
-			doc = NULL;
-			if (!lost)
-				continue;
-			if (pairs == NULL) {
-				f = plan_finding(fs, "old_new_unreachable",
-				    "route (and allow) the old cluster network "
-				    "to the new one and back on every host: "
-				    "during the transition OSDs on both "
-				    "heartbeat and replicate to each other",
-				    "placeholder");
-				pairs = cJSON_AddArrayToObject(
-				    cJSON_GetObjectItem(f, "evidence"), "pairs");
-				blocks++;
-			}
-			{
-				char p[160];
-
-				snprintf(p, sizeof(p), "%s %s -> %s %s",
-				    nh[i].name, netaddr_str(&nh[i].old, a1,
-				    sizeof(a1)), nh[k].name, netaddr_str(
-				    &nh[k].new, a2, sizeof(a2)));
-				cJSON_AddItemToArray(pairs,
-				    cJSON_CreateString(p));
-				add_host(f, nh[i].name);
-				add_host(f, nh[k].name);
-			}
-		}
-	if (pairs) {
-		char sum[512];
-		size_t off;
-
-		off = (size_t)snprintf(sum, sizeof(sum), "%d old->new "
-		    "pair%s get no answer:", cJSON_GetArraySize(pairs),
-		    cJSON_GetArraySize(pairs) > 1 ? "s" : "");
-		cJSON_ArrayForEach(x, pairs)
-			if (off < sizeof(sum) - 2)
-				off += (size_t)snprintf(sum + off, sizeof(sum) -
-				    off, " %s;", x->valuestring);
-		if (off < sizeof(sum))
-			sum[off - 1] = '\0';
-		cJSON_ReplaceItemInObject(f, "summary", cJSON_CreateString(sum));
-	}
-out:
 	unlink(ipath);
 	unlink(js);
 	unlink(db);
-	{
-		char w[80];
-
-		snprintf(w, sizeof(w), "%s-wal", db);
-		unlink(w);
-		snprintf(w, sizeof(w), "%s-shm", db);
-		unlink(w);
-	}
+	snprintf(w, sizeof(w), "%s-wal", db);
+	unlink(w);
+	snprintf(w, sizeof(w), "%s-shm", db);
+	unlink(w);
 	rmdir(dir);
 	inventory_free(&inv);
-	return blocks;
+	return on.blocks;
 }

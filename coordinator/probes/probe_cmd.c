@@ -340,47 +340,17 @@ reap(pid_t pid, double secs)
 	waitpid(pid, &st, 0);
 }
 
-int
-probe_cmd_run(struct inventory *inv, const struct auth_key *key,
-    const struct probe_cmd_opts *o)
+/* probe_cmd_measure runs the exchange (twice with --loaded: idle, then
+ * beside a throughput test on the same path) and appends each side's
+ * result to runs; results[r] is run r's first. Returns an EXIT_* code. */
+static int
+probe_cmd_measure(struct pcmd *c, const struct auth_key *key, cJSON *doc,
+    cJSON *runs, cJSON *fs, cJSON *results[2])
 {
-	static const char *names[] = { "latency", "mtu", "ports", "reach" };
-	struct pcmd c;
-	cJSON *doc, *fs, *runs;
-	char b1[NETADDR_STRLEN], b2[NETADDR_STRLEN], err[CF_ERRLEN];
+	const struct probe_cmd_opts *o = c->o;
 	const char *netname = o->net ? "cluster" : "public";
-	int i, rc = EXIT_PASS, nrun = o->loaded ? 2 : 1, r;
-	cJSON *results[2] = { NULL, NULL };
+	int i, r, rc = EXIT_PASS, nrun = o->loaded ? 2 : 1;
 
-	memset(&c, 0, sizeof(c));
-	c.o = o;
-	c.ha = inventory_find(inv, o->a);
-	c.hb = inventory_find(inv, o->b);
-	if (c.ha == NULL || c.hb == NULL || c.ha == c.hb) {
-		fprintf(stderr, "cephfab: %s: need two different hosts of %s\n",
-		    names[o->kind], inv->path);
-		return EXIT_USAGE;
-	}
-	if (!net_addr(c.ha, o->net)->family ||
-	    !net_addr(c.hb, o->kind == PC_REACH ? o->to_net : o->net)->family) {
-		fprintf(stderr, "cephfab: %s: a host lacks an address on that "
-		    "network in %s\n", names[o->kind], inv->path);
-		return EXIT_USAGE;
-	}
-	doc = cJSON_CreateObject();
-	cJSON_AddStringToObject(doc, "command", names[o->kind]);
-	cJSON_AddStringToObject(doc, "a", o->a);
-	cJSON_AddStringToObject(doc, "b", o->b);
-	cJSON_AddStringToObject(doc, "network", netname);
-	if (o->kind == PC_REACH)
-		cJSON_AddStringToObject(doc, "to_network", o->to_net ?
-		    "cluster" : "public");
-	cJSON_AddStringToObject(doc, "a_address",
-	    netaddr_str(net_addr(c.ha, o->net), b1, sizeof(b1)));
-	cJSON_AddStringToObject(doc, "b_address", netaddr_str(net_addr(c.hb,
-	    o->kind == PC_REACH ? o->to_net : o->net), b2, sizeof(b2)));
-	fs = cJSON_AddArrayToObject(doc, "findings");
-	runs = cJSON_CreateArray();
 	for (r = 0; r < nrun; r++) {
 		pid_t load = -1;
 
@@ -390,12 +360,12 @@ probe_cmd_run(struct inventory *inv, const struct auth_key *key,
 			load = spawn_load(o, o->duration + 4);
 			usleep(1500000);
 		}
-		if (probe_cmd_exchange(&c, key) == -1) {
-			cJSON_AddStringToObject(doc, "error", c.error);
+		if (probe_cmd_exchange(c, key) == -1) {
+			cJSON_AddStringToObject(doc, "error", c->error);
 			rc = EXIT_RUNTIME;
 		}
-		for (i = 0; i < c.nx; i++) {
-			struct pex *x = c.x[i];
+		for (i = 0; i < c->nx; i++) {
+			struct pex *x = c->x[i];
 			cJSON *res = x && x->result ? cJSON_Duplicate(x->result,
 			    1) : cJSON_CreateObject();
 			const char *who = i == 0 ? o->a : o->b;
@@ -414,13 +384,22 @@ probe_cmd_run(struct inventory *inv, const struct auth_key *key,
 			if (r < 2 && i == 0)
 				results[r] = res;
 		}
-		probe_cmd_release(&c);
+		probe_cmd_release(c);
 		if (load > 0)
 			reap(load, o->duration + 10);
 	}
-	cJSON_AddItemToObject(doc, "results", runs);
-	/* Findings per command. */
-	cJSON *res;
+	return rc;
+}
+
+/* probe_cmd_findings: each result's findings, per command, into fs. */
+static void
+probe_cmd_findings(const struct probe_cmd_opts *o, const cJSON *runs,
+    cJSON *fs)
+{
+	const char *netname = o->net ? "cluster" : "public";
+	char err[CF_ERRLEN];
+	const cJSON *res;
+
 	cJSON_ArrayForEach(res, runs) {
 		const char *from = "", *to = "", *state;
 		const cJSON *ports, *p;
@@ -471,6 +450,131 @@ probe_cmd_run(struct inventory *inv, const struct auth_key *key,
 			break;
 		}
 	}
+}
+
+/* probe_cmd_print: the results, findings and verdict as text. */
+static void
+probe_cmd_print(const struct probe_cmd_opts *o, const cJSON *doc,
+    const cJSON *runs, const cJSON *fs, int rc)
+{
+	const char *netname = o->net ? "cluster" : "public";
+	char err[CF_ERRLEN];
+	const cJSON *res;
+	const cJSON *f;
+
+	cJSON_ArrayForEach(res, runs) {
+		const char *from = "", *to = "", *e = NULL;
+		const cJSON *route = cJSON_GetObjectItemCaseSensitive(
+		    res, "route");
+		const char *eg = "", *src = "";
+
+		json_opt_str(res, "from", 0, 64, "", &from, err);
+		json_opt_str(res, "to", 0, 64, "", &to, err);
+		json_opt_str(res, "error", 0, 512, NULL, &e, err);
+		if (route) {
+			json_opt_str(route, "egress_if", 0, 64, "", &eg,
+			    err);
+			json_opt_str(route, "source", 0, 64, "", &src,
+			    err);
+		}
+		printf("%s -> %s on the %s network%s (egress %s, "
+		    "source %s)\n", from, to, netname,
+		    cJSON_GetObjectItem(res, "loaded") ? ", under "
+		    "load" : "", *eg ? eg : "?", *src ? src : "?");
+		if (e)
+			printf("  error: %s\n", e);
+		if (o->kind == PC_LATENCY || o->kind == PC_REACH)
+			print_latency(res);
+		else if (o->kind == PC_MTU) {
+			double conf = 0, path = 0;
+
+			json_get_double(res, "configured", 0, 1e6, &conf,
+			    err);
+			json_get_double(res, "path", 0, 1e6, &path, err);
+			printf("  configured MTU %.0f, path MTU %.0f\n",
+			    conf, path);
+		} else {
+			const cJSON *p;
+
+			cJSON_ArrayForEach(p, cJSON_GetObjectItem(res,
+			    "ports")) {
+				double port = 0;
+				const char *st = "?";
+
+				json_get_double(p, "port", 0, 65535,
+				    &port, err);
+				json_get_str(p, "state", 1, 16, &st, err);
+				printf("  %5.0f %s\n", port, st);
+			}
+		}
+	}
+	if (cJSON_GetObjectItem(doc, "load")) {
+		const cJSON *l = cJSON_GetObjectItem(doc, "load");
+		double ip = 0, lp = 0;
+
+		json_get_double(l, "idle_p99_us", 0, 1e12, &ip, err);
+		json_get_double(l, "loaded_p99_us", 0, 1e12, &lp, err);
+		printf("p99 idle %.1f us, under load %.1f us (+%.1f "
+		    "us queueing)\n", ip, lp, lp - ip);
+	}
+	cJSON_ArrayForEach(f, fs) {
+		const char *k = "", *d = "";
+
+		json_get_str(f, "kind", 1, 64, &k, err);
+		json_get_str(f, "detail", 0, 512, &d, err);
+		printf("FINDING %s: %s\n", k, d);
+	}
+	if (cJSON_GetObjectItem(doc, "error"))
+		printf("error: %s\n", cJSON_GetObjectItem(doc,
+		    "error")->valuestring);
+	printf("verdict: %s\n", rc == EXIT_PASS ? "pass" :
+	    rc == EXIT_PROBLEMS ? "fail" : "error");
+}
+
+int
+probe_cmd_run(struct inventory *inv, const struct auth_key *key,
+    const struct probe_cmd_opts *o)
+{
+	static const char *names[] = { "latency", "mtu", "ports", "reach" };
+	struct pcmd c;
+	cJSON *doc, *fs, *runs;
+	char b1[NETADDR_STRLEN], b2[NETADDR_STRLEN];
+	const char *netname = o->net ? "cluster" : "public";
+	int rc;
+	cJSON *results[2] = { NULL, NULL };
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.ha = inventory_find(inv, o->a);
+	c.hb = inventory_find(inv, o->b);
+	if (c.ha == NULL || c.hb == NULL || c.ha == c.hb) {
+		fprintf(stderr, "cephfab: %s: need two different hosts of %s\n",
+		    names[o->kind], inv->path);
+		return EXIT_USAGE;
+	}
+	if (!net_addr(c.ha, o->net)->family ||
+	    !net_addr(c.hb, o->kind == PC_REACH ? o->to_net : o->net)->family) {
+		fprintf(stderr, "cephfab: %s: a host lacks an address on that "
+		    "network in %s\n", names[o->kind], inv->path);
+		return EXIT_USAGE;
+	}
+	doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "command", names[o->kind]);
+	cJSON_AddStringToObject(doc, "a", o->a);
+	cJSON_AddStringToObject(doc, "b", o->b);
+	cJSON_AddStringToObject(doc, "network", netname);
+	if (o->kind == PC_REACH)
+		cJSON_AddStringToObject(doc, "to_network", o->to_net ?
+		    "cluster" : "public");
+	cJSON_AddStringToObject(doc, "a_address",
+	    netaddr_str(net_addr(c.ha, o->net), b1, sizeof(b1)));
+	cJSON_AddStringToObject(doc, "b_address", netaddr_str(net_addr(c.hb,
+	    o->kind == PC_REACH ? o->to_net : o->net), b2, sizeof(b2)));
+	fs = cJSON_AddArrayToObject(doc, "findings");
+	runs = cJSON_CreateArray();
+	rc = probe_cmd_measure(&c, key, doc, runs, fs, results);
+	cJSON_AddItemToObject(doc, "results", runs);
+	probe_cmd_findings(o, runs, fs);
 	if (o->loaded && results[0] && results[1]) {
 		cJSON *l = cJSON_AddObjectToObject(doc, "load");
 
@@ -486,75 +590,7 @@ probe_cmd_run(struct inventory *inv, const struct auth_key *key,
 	if (o->json) {
 		out_json(doc);
 	} else {
-		const cJSON *f;
-
-		cJSON_ArrayForEach(res, runs) {
-			const char *from = "", *to = "", *e = NULL;
-			const cJSON *route = cJSON_GetObjectItemCaseSensitive(
-			    res, "route");
-			const char *eg = "", *src = "";
-
-			json_opt_str(res, "from", 0, 64, "", &from, err);
-			json_opt_str(res, "to", 0, 64, "", &to, err);
-			json_opt_str(res, "error", 0, 512, NULL, &e, err);
-			if (route) {
-				json_opt_str(route, "egress_if", 0, 64, "", &eg,
-				    err);
-				json_opt_str(route, "source", 0, 64, "", &src,
-				    err);
-			}
-			printf("%s -> %s on the %s network%s (egress %s, "
-			    "source %s)\n", from, to, netname,
-			    cJSON_GetObjectItem(res, "loaded") ? ", under "
-			    "load" : "", *eg ? eg : "?", *src ? src : "?");
-			if (e)
-				printf("  error: %s\n", e);
-			if (o->kind == PC_LATENCY || o->kind == PC_REACH)
-				print_latency(res);
-			else if (o->kind == PC_MTU) {
-				double conf = 0, path = 0;
-
-				json_get_double(res, "configured", 0, 1e6, &conf,
-				    err);
-				json_get_double(res, "path", 0, 1e6, &path, err);
-				printf("  configured MTU %.0f, path MTU %.0f\n",
-				    conf, path);
-			} else {
-				const cJSON *p;
-
-				cJSON_ArrayForEach(p, cJSON_GetObjectItem(res,
-				    "ports")) {
-					double port = 0;
-					const char *st = "?";
-
-					json_get_double(p, "port", 0, 65535,
-					    &port, err);
-					json_get_str(p, "state", 1, 16, &st, err);
-					printf("  %5.0f %s\n", port, st);
-				}
-			}
-		}
-		if (cJSON_GetObjectItem(doc, "load")) {
-			const cJSON *l = cJSON_GetObjectItem(doc, "load");
-			double ip = 0, lp = 0;
-
-			json_get_double(l, "idle_p99_us", 0, 1e12, &ip, err);
-			json_get_double(l, "loaded_p99_us", 0, 1e12, &lp, err);
-			printf("p99 idle %.1f us, under load %.1f us (+%.1f "
-			    "us queueing)\n", ip, lp, lp - ip);
-		}
-		cJSON_ArrayForEach(f, fs) {
-			const char *k = "", *d = "";
-
-			json_get_str(f, "kind", 1, 64, &k, err);
-			json_get_str(f, "detail", 0, 512, &d, err);
-			printf("FINDING %s: %s\n", k, d);
-		}
-		if (cJSON_GetObjectItem(doc, "error"))
-			printf("error: %s\n", cJSON_GetObjectItem(doc,
-			    "error")->valuestring);
-		printf("verdict: %s\n", rc == EXIT_PASS ? "pass" :
-		    rc == EXIT_PROBLEMS ? "fail" : "error");
+		probe_cmd_print(o, doc, runs, fs, rc);
 	}
 	cJSON_Delete(doc);
 	return rc;
