@@ -395,13 +395,132 @@ bad:
 	return -1;
 }
 
+/* rollback_plan: the reverse of plan, from the forward journal (a
+ * resumed rollback reads it back from its own, jpath.rollback, which
+ * jpath then names). NULL with err when there is none. */
+static cJSON *
+rollback_plan(const struct migrate_opts *o, const cJSON *plan, char *jpath,
+    size_t jlen, char *err)
+{
+	char rpath[4300];
+	cJSON *rev = NULL, *b, *fwd;
+
+	snprintf(rpath, sizeof(rpath), "%s.rollback", jpath);
+	if (o->resume && journal_read(rpath, &rev, err) == 0 &&
+	    (b = cJSON_GetArrayItem(rev, 0)) != NULL &&
+	    cJSON_IsObject(cJSON_GetObjectItem(b, "plan"))) {
+		fwd = cJSON_DetachItemFromObject(b, "plan");
+	} else {
+		if (journal_read(jpath, &rev, err) == -1)
+			return NULL;
+		fwd = plan_rollback(plan, rev, err);
+	}
+	cJSON_Delete(rev);
+	if (fwd)
+		snprintf(jpath, jlen, "%s", rpath);
+	return fwd;
+}
+
+/* journal_setup opens (with --execute) or reads the journal, and writes
+ * the begin event or checks that the journal is this plan's. EXIT_PASS,
+ * or the EXIT_* code with the error printed. */
+static int
+journal_setup(struct mig *g, const char *jpath, const char *phase)
+{
+	const struct migrate_opts *o = g->o;
+	char err[CF_ERRLEN];
+	cJSON *e;
+
+	if (o->execute) {
+		if (journal_open(&g->jn, jpath, o->resume, &g->events, err) ==
+		    -1) {
+			fprintf(stderr, "cephfab: migrate: %s\n", err);
+			return access(jpath, F_OK) == 0 && !o->resume ?
+			    EXIT_USAGE : EXIT_RUNTIME;
+		}
+	} else if (access(jpath, F_OK) == 0 && journal_read(jpath, &g->events,
+	    err) == -1) {
+		fprintf(stderr, "cephfab: migrate: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (g->events == NULL)
+		g->events = cJSON_CreateArray();
+	if (cJSON_GetArraySize(g->events) == 0) {
+		e = ev_new("begin", 0);
+		cJSON_AddStringToObject(e, "phase", phase);
+		cJSON_AddStringToObject(e, "to", g->to_s);
+		cJSON_AddNumberToObject(e, "steps", g->nsteps);
+		if (o->rollback)
+			cJSON_AddItemToObject(e, "plan", cJSON_Duplicate(g->plan,
+			    1));
+		if (jadd(g, e) == -1) {
+			fprintf(stderr, "cephfab: migrate: %s\n", g->err);
+			return EXIT_RUNTIME;
+		}
+	} else {
+		const cJSON *b = cJSON_GetArrayItem(g->events, 0);
+		const cJSON *to = cJSON_GetObjectItem(b, "to");
+		const cJSON *ns = cJSON_GetObjectItem(b, "steps");
+
+		if (!cJSON_IsString(to) || strcmp(to->valuestring, g->to_s) ||
+		    !cJSON_IsNumber(ns) || ns->valueint != g->nsteps) {
+			fprintf(stderr, "cephfab: migrate: %s: this journal is "
+			    "of another plan\n", jpath);
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_PASS;
+}
+
+/* migrate_done: the end event and the report of a completed run. */
+static int
+migrate_done(struct mig *g, const char *phase, double t0, cJSON *report)
+{
+	cJSON *doc = cJSON_CreateObject(), *e;
+	int rc = EXIT_PASS;
+
+	cJSON_AddStringToObject(doc, "phase", phase);
+	cJSON_AddStringToObject(doc, "to", g->to_s);
+	cJSON_AddNumberToObject(doc, "duration_s", round((migrate_mono() - t0) *
+	    10) / 10);
+	cJSON_AddNumberToObject(doc, "longest_unclean_s",
+	    round(g->max_unclean * 10) / 10);
+	cJSON_AddItemToObject(doc, "steps", report);
+	migrate_probe_stop(g, doc);
+	e = ev_new("end", 0);
+	cJSON_AddItemToObject(e, "report", cJSON_Duplicate(doc, 1));
+	if (jadd(g, e) == -1) {
+		fprintf(stderr, "cephfab: migrate: %s\n", g->err);
+		rc = EXIT_RUNTIME;
+	}
+	if (g->o->json)
+		out_json(doc);
+	else
+		printf("%s complete in %.0f s (this run); longest time from a "
+		    "restart to all PGs active+clean: %.1f s\n", phase,
+		    migrate_mono() - t0, g->max_unclean);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* journal_complete: the journal ends with 'end': nothing left to do. */
+static bool
+journal_complete(const struct mig *g)
+{
+	const cJSON *last = cJSON_GetArrayItem(g->events,
+	    cJSON_GetArraySize(g->events) - 1);
+
+	return strcmp(cJSON_GetObjectItem(last, "event")->valuestring,
+	    "end") == 0;
+}
+
 int
 migrate_run(const struct migrate_opts *o)
 {
 	struct mig g;
 	char jpath[4200], err[CF_ERRLEN];
 	const char *phase = o->rollback ? "rollback" : "migrate";
-	cJSON *plan, *fwd = NULL, *report, *doc, *e;
+	cJSON *plan, *fwd, *report;
 	int rc = EXIT_PASS, r;
 	double t0 = migrate_mono();
 
@@ -420,35 +539,14 @@ migrate_run(const struct migrate_opts *o)
 	if (o->journal_path == NULL)
 		strncat(jpath, ".journal", sizeof(jpath) - strlen(jpath) - 1);
 	if (o->rollback) {
-		/* The reverse plan comes from the forward journal; a
-		 * resumed rollback reads it back from its own. */
-		char rpath[4300];
-		cJSON *rev = NULL, *b;
-
-		snprintf(rpath, sizeof(rpath), "%s.rollback", jpath);
-		if (o->resume && journal_read(rpath, &rev, err) == 0 &&
-		    (b = cJSON_GetArrayItem(rev, 0)) != NULL &&
-		    cJSON_IsObject(cJSON_GetObjectItem(b, "plan"))) {
-			fwd = cJSON_DetachItemFromObject(b, "plan");
-		} else {
-			if (journal_read(jpath, &rev, err) == -1) {
-				fprintf(stderr, "cephfab: migrate: --rollback: "
-				    "%s\n", err);
-				cJSON_Delete(plan);
-				return EXIT_USAGE;
-			}
-			fwd = plan_rollback(plan, rev, err);
-		}
-		cJSON_Delete(rev);
+		fwd = rollback_plan(o, plan, jpath, sizeof(jpath), err);
+		cJSON_Delete(plan);
 		if (fwd == NULL) {
 			fprintf(stderr, "cephfab: migrate: --rollback: %s\n",
 			    err);
-			cJSON_Delete(plan);
 			return EXIT_USAGE;
 		}
-		cJSON_Delete(plan);
 		plan = fwd;
-		snprintf(jpath, sizeof(jpath), "%s", rpath);
 	}
 	g.plan = plan;
 	g.steps = cJSON_GetObjectItem(plan, "steps");
@@ -461,58 +559,12 @@ migrate_run(const struct migrate_opts *o)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
-	if (o->execute) {
-		if (journal_open(&g.jn, jpath, o->resume, &g.events, err) ==
-		    -1) {
-			fprintf(stderr, "cephfab: migrate: %s\n", err);
-			rc = access(jpath, F_OK) == 0 && !o->resume ?
-			    EXIT_USAGE : EXIT_RUNTIME;
-			goto out;
-		}
-	} else if (access(jpath, F_OK) == 0 && journal_read(jpath, &g.events,
-	    err) == -1) {
-		fprintf(stderr, "cephfab: migrate: %s\n", err);
-		rc = EXIT_USAGE;
+	if ((rc = journal_setup(&g, jpath, phase)) != EXIT_PASS)
 		goto out;
-	}
-	if (g.events == NULL)
-		g.events = cJSON_CreateArray();
-	if (cJSON_GetArraySize(g.events) == 0) {
-		e = ev_new("begin", 0);
-		cJSON_AddStringToObject(e, "phase", phase);
-		cJSON_AddStringToObject(e, "to", g.to_s);
-		cJSON_AddNumberToObject(e, "steps", g.nsteps);
-		if (o->rollback)
-			cJSON_AddItemToObject(e, "plan", cJSON_Duplicate(plan,
-			    1));
-		if (jadd(&g, e) == -1) {
-			fprintf(stderr, "cephfab: migrate: %s\n", g.err);
-			rc = EXIT_RUNTIME;
-			goto out;
-		}
-	} else {
-		const cJSON *b = cJSON_GetArrayItem(g.events, 0);
-		const cJSON *to = cJSON_GetObjectItem(b, "to");
-		const cJSON *ns = cJSON_GetObjectItem(b, "steps");
-
-		if (!cJSON_IsString(to) || strcmp(to->valuestring, g.to_s) ||
-		    !cJSON_IsNumber(ns) || ns->valueint != g.nsteps) {
-			fprintf(stderr, "cephfab: migrate: %s: this journal is "
-			    "of another plan\n", jpath);
-			rc = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (o->execute) {
-		const cJSON *last = cJSON_GetArrayItem(g.events,
-		    cJSON_GetArraySize(g.events) - 1);
-
-		if (strcmp(cJSON_GetObjectItem(last, "event")->valuestring,
-		    "end") == 0) {
-			printf("%s: %s says it is complete: nothing to do\n",
-			    phase, jpath);
-			goto out;
-		}
+	if (o->execute && journal_complete(&g)) {
+		printf("%s: %s says it is complete: nothing to do\n", phase,
+		    jpath);
+		goto out;
 	}
 	printf("%s: cluster_network -> %s, %d steps%s\n", phase, g.to_s,
 	    g.nsteps, o->execute ? "" : " (dry run: nothing is changed; "
@@ -534,29 +586,9 @@ migrate_run(const struct migrate_opts *o)
 	} else if (r == G_PAUSE)
 		rc = EXIT_PROBLEMS;
 	if (o->execute && r == G_PASS) {
-		doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "phase", phase);
-		cJSON_AddStringToObject(doc, "to", g.to_s);
-		cJSON_AddNumberToObject(doc, "duration_s", round((migrate_mono() - t0) *
-		    10) / 10);
-		cJSON_AddNumberToObject(doc, "longest_unclean_s",
-		    round(g.max_unclean * 10) / 10);
-		cJSON_AddItemToObject(doc, "steps", report);
-		report = NULL;
-		migrate_probe_stop(&g, doc);
-		e = ev_new("end", 0);
-		cJSON_AddItemToObject(e, "report", cJSON_Duplicate(doc, 1));
-		if (jadd(&g, e) == -1) {
-			fprintf(stderr, "cephfab: migrate: %s\n", g.err);
+		if (migrate_done(&g, phase, t0, report) != EXIT_PASS)
 			rc = EXIT_RUNTIME;
-		}
-		if (o->json)
-			out_json(doc);
-		else
-			printf("%s complete in %.0f s (this run); longest time "
-			    "from a restart to all PGs active+clean: %.1f s\n",
-			    phase, migrate_mono() - t0, g.max_unclean);
-		cJSON_Delete(doc);
+		report = NULL;
 	}
 	/* Paused or failed: what the client saw so far, all the same. */
 	migrate_probe_stop(&g, NULL);
