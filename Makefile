@@ -67,13 +67,13 @@ $(BUILD)/tests/test_topology: $(BUILD)/coordinator/facts/topology.o \
 	$(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_analyzer: $(BUILD)/agent/capture/analyzer.o
 $(BUILD)/tests/test_plan: $(BUILD)/coordinator/migrate/plan.o \
-	$(BUILD)/coordinator/migrate/plan_script.o $(BUILD)/coordinator/ceph/ceph.o \
+	$(BUILD)/coordinator/migrate/plan_script.o $(BUILD)/coordinator/ceph/ceph.o $(BUILD)/coordinator/ceph/ceph_state.o \
 	$(BUILD)/coordinator/core/inventory.o \
 	$(BUILD)/coordinator/migrate/journal.o $(BUILD)/coordinator/migrate/migrate.o \
 	$(BUILD)/coordinator/migrate/migrate_gates.o $(BUILD)/coordinator/migrate/migrate_settle.o \
 	$(BUILD)/coordinator/migrate/migrate_probe.o \
 	$(BUILD)/coordinator/core/out.o
-$(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph/ceph.o \
+$(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph/ceph.o $(BUILD)/coordinator/ceph/ceph_state.o \
 	$(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_matrix_load: $(BUILD)/coordinator/matrix/matrix_load.o \
 	$(BUILD)/coordinator/verdict/findings.o \
@@ -143,7 +143,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOUR
 	-DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
 FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer.c \
-	coordinator/ceph/ceph.c coordinator/facts/topology.c coordinator/verdict/findings.c \
+	coordinator/ceph/ceph.c coordinator/ceph/ceph_state.c coordinator/facts/topology.c coordinator/verdict/findings.c \
 	coordinator/verdict/profile.c \
 	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_mesh.c agent/probes/route.c \
 	agent/engine/engine_limits.c tests/fuzz/stubs.c

@@ -167,4 +167,8 @@ int ceph_write_inventory(const struct ceph_map *m, const char *path,
  * the slow-ping health checks. Returns an EXIT_* code. */
 int ceph_heartbeats_run(const struct ceph_opts *co, bool json);
 
+/* ceph_prefix_err: err becomes "pre: err" (a parser names the command
+ * whose JSON it could not read). */
+void ceph_prefix_err(char *err, const char *pre);
+
 #endif
