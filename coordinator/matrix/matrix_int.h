@@ -14,7 +14,7 @@
  * matrix_int: what matrix.c and mjob.c share: the test indexes, a cell's
  * job and the state of one run.
  */
-/* Test indexes, named by test_names in matrix.c. */
+/* Test indexes, named by matrix_test_names (matrix.c). */
 #define NTESTS 9
 #define T_BW 0
 #define T_A2A 4
@@ -78,6 +78,16 @@ net_name(int net)
 {
 	return net ? "cluster" : "public";
 }
+
+extern const char *const matrix_test_names[];
+
+/* matrix_plan.c: matrix_plan queues the run's cells in rounds (what is
+ * stored already is skipped; m->oom on failure); matrix_retest_plan
+ * queues the cells to measure again alone and returns how many;
+ * matrix_stored_index indexes the cells a resumed run has stored. */
+void matrix_plan(struct mrun *m);
+int matrix_retest_plan(struct mrun *m);
+void matrix_stored_index(struct mrun *m);
 
 /* matrix_job_argv: the child command line that measures job j ('cephfab ...
  * --json'); strings it makes live in bufs. */
