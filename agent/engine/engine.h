@@ -120,21 +120,6 @@ int engine_check_limits(const struct engine *e, const struct test_spec *sp,
 int engine_check_room(const struct engine *e, const struct test_spec *sp,
     char *msg);
 
-/* engine.c, for engine_streams.c: answer a request (REPLY flag; body
- * consumed), fail a test (its coordinator told why), and the step to
- * READY once every stream is in place. */
-void engine_reply(struct conn *c, unsigned type, cJSON *body);
-void test_fail(struct test *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void test_ready(struct test *t);
-
-/* engine_streams.c: the listener (port filled) or the connects of a
- * test's data connections; 0, or -1 with err. test_pending_close drops
- * the accepted connections whose token has not arrived. */
-int test_listen(struct test *t, uint16_t *port, char *err);
-int test_connect(struct test *t, char *err);
-void test_pending_close(struct test *t);
-
 /* stream.c: sockets and thread bodies. */
 double stream_now(void);
 int stream_setup_socket(struct test *t, struct stream *s, int fd,
