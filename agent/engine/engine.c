@@ -163,23 +163,6 @@ pending_free(struct pending *p)
 	free(p);
 }
 
-static cJSON *
-test_streams_json(struct test *t)
-{
-	cJSON *arr = cJSON_CreateArray(), *o;
-	uint32_t i;
-
-	for (i = 0; arr && i < t->n; i++) {
-		o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "id", i);
-		cJSON_AddBoolToObject(o, "sending", t->st[i].sending);
-		cJSON_AddStringToObject(o, "local", t->st[i].local);
-		cJSON_AddStringToObject(o, "remote", t->st[i].remote);
-		cJSON_AddItemToArray(arr, o);
-	}
-	return arr;
-}
-
 static void
 test_ready(struct test *t)
 {
@@ -189,7 +172,7 @@ test_ready(struct test *t)
 	if (b == NULL)
 		return;
 	cJSON_AddStringToObject(b, "test", t->spec.id);
-	cJSON_AddItemToObject(b, "streams", test_streams_json(t));
+	cJSON_AddItemToObject(b, "streams", engine_report_streams(t));
 	if (t->listener) {
 		conn_send(t->owner, MSG_TEST_READY, 0, b);
 		cJSON_Delete(b);
@@ -477,56 +460,6 @@ test_connect(struct test *t, char *err)
 
 /* --- running --------------------------------------------------------- */
 
-static cJSON *
-stream_interval_json(struct test *t, struct stream *s, double secs)
-{
-	cJSON *o = cJSON_CreateObject();
-	uint64_t b = atomic_load(&s->bytes), d = b - s->last_bytes;
-
-	cJSON_AddNumberToObject(o, "id", s->idx);
-	cJSON_AddBoolToObject(o, "sending", s->sending);
-	cJSON_AddNumberToObject(o, "bytes", (double)d);
-	cJSON_AddNumberToObject(o, "bits_per_second",
-	    secs > 0 ? (double)d * 8 / secs : 0);
-	s->last_bytes = b;
-	if (t->spec.proto == TP_TCP && s->fd != -1) {
-		struct tcp_sample cur;
-		struct tcp_delta dl;
-
-		if (tputstat_tcp_read(s->fd, &cur) == 0) {
-			tputstat_tcp_delta(&s->last_tcp, &cur, &dl);
-			cJSON_AddItemToObject(o, "tcp",
-			    tputstat_tcp_json(&cur, &dl));
-			s->last_tcp = cur;
-		}
-	} else if (t->spec.proto == TP_UDP && !s->sending) {
-		struct udp_rx now;
-		uint64_t exp, uniq;
-
-		pthread_mutex_lock(&t->umu);
-		now = s->rx;
-		pthread_mutex_unlock(&t->umu);
-		exp = tputstat_udp_rx_expected(&now) - tputstat_udp_rx_expected(&s->rx_last);
-		uniq = now.unique - s->rx_last.unique;
-		cJSON *u = cJSON_AddObjectToObject(o, "udp");
-		cJSON_AddNumberToObject(u, "packets", (double)uniq);
-		cJSON_AddNumberToObject(u, "lost", (double)(exp > uniq ?
-		    exp - uniq : 0));
-		cJSON_AddNumberToObject(u, "expected", (double)exp);
-		cJSON_AddNumberToObject(u, "duplicates",
-		    (double)(now.dups - s->rx_last.dups));
-		cJSON_AddNumberToObject(u, "reordered",
-		    (double)(now.reordered - s->rx_last.reordered));
-		cJSON_AddNumberToObject(u, "jitter_ms", now.jitter_ns / 1e6);
-		s->rx_last = now;
-	} else if (t->spec.proto == TP_UDP) {
-		cJSON *u = cJSON_AddObjectToObject(o, "udp");
-
-		cJSON_AddNumberToObject(u, "sent", (double)s->seq);
-	}
-	return o;
-}
-
 static void
 test_interval_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -545,7 +478,7 @@ test_interval_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	cJSON_AddNumberToObject(b, "end", now - t->t0);
 	arr = cJSON_AddArrayToObject(b, "streams");
 	for (i = 0; i < t->n; i++)
-		cJSON_AddItemToArray(arr, stream_interval_json(t, &t->st[i],
+		cJSON_AddItemToArray(arr, engine_report_interval(t, &t->st[i],
 		    secs));
 	t->ival_t = now;
 	conn_send(t->owner, MSG_TEST_INTERVAL, 0, b);
@@ -622,21 +555,13 @@ test_start(struct test *t, char *err)
 	return 0;
 }
 
-static double
-tv_secs(const struct timeval *tv)
-{
-	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
-}
-
 /* test_finish runs when every thread is back (or none ever ran): final
  * samples, END to the coordinator, and everything of the test released. */
 static void
 test_finish(struct test *t)
 {
-	struct rusage ru;
-	cJSON *b, *arr, *cpu, *o;
+	cJSON *b;
 	double wall = t->started ? stream_now() - t->t0 : 0;
-	uint32_t i;
 
 	if (t->ending)
 		return;
@@ -649,83 +574,7 @@ test_finish(struct test *t)
 		cJSON_AddStringToObject(b, "test", t->spec.id);
 		if (t->error[0])
 			cJSON_AddStringToObject(b, "error", t->error);
-		arr = cJSON_AddArrayToObject(b, "streams");
-		for (i = 0; i < t->n && t->started; i++) {
-			struct stream *s = &t->st[i];
-			double secs = s->t_end > t->t0 ? s->t_end - t->t0 : wall;
-			uint64_t bytes = atomic_load(&s->bytes);
-
-			o = cJSON_CreateObject();
-			cJSON_AddNumberToObject(o, "id", i);
-			cJSON_AddBoolToObject(o, "sending", s->sending);
-			cJSON_AddNumberToObject(o, "bytes", (double)bytes);
-			cJSON_AddNumberToObject(o, "seconds", secs);
-			cJSON_AddNumberToObject(o, "bits_per_second",
-			    secs > 0 ? (double)bytes * 8 / secs : 0);
-			cJSON_AddStringToObject(o, "local", s->local);
-			cJSON_AddStringToObject(o, "remote", s->remote);
-			if (s->sending && t->spec.proto == TP_TCP)
-				cJSON_AddBoolToObject(o, "zerocopy",
-				    s->zerocopy);
-			if (s->err)
-				cJSON_AddStringToObject(o, "error",
-				    strerror(s->err));
-			if (t->spec.proto == TP_TCP && s->fd != -1) {
-				struct tcp_sample ts;
-
-				if (tputstat_tcp_read(s->fd, &ts) == 0) {
-					cJSON_AddItemToObject(o, "tcp",
-					    tputstat_tcp_json(&ts, NULL));
-					if (s->sending)
-						cJSON_AddStringToObject(o,
-						    "limited_by",
-						    tputstat_limit_key(tputstat_limit(
-						    ts.busy_us, ts.rwnd_us,
-						    ts.sndbuf_us, (uint64_t)(
-						    secs * 1e6))));
-				}
-			} else if (t->spec.proto == TP_UDP && !s->sending) {
-				cJSON *u = cJSON_AddObjectToObject(o, "udp");
-				uint64_t exp = tputstat_udp_rx_expected(&s->rx);
-
-				/* The FIN's count catches trailing
-				 * losses. */
-				if (s->fin && s->fin_total > exp)
-					exp = s->fin_total;
-				cJSON_AddNumberToObject(u, "packets",
-				    (double)s->rx.unique);
-				cJSON_AddNumberToObject(u, "expected",
-				    (double)exp);
-				cJSON_AddNumberToObject(u, "lost", (double)(
-				    exp > s->rx.unique ? exp - s->rx.unique :
-				    0));
-				cJSON_AddNumberToObject(u, "duplicates",
-				    (double)s->rx.dups);
-				cJSON_AddNumberToObject(u, "reordered",
-				    (double)s->rx.reordered);
-				cJSON_AddNumberToObject(u, "jitter_ms",
-				    s->rx.jitter_ns / 1e6);
-			} else if (t->spec.proto == TP_UDP) {
-				cJSON *u = cJSON_AddObjectToObject(o, "udp");
-
-				cJSON_AddNumberToObject(u, "sent",
-				    (double)s->seq);
-			}
-			cJSON_AddItemToArray(arr, o);
-		}
-		if (t->started) {
-			cJSON *sp = spread_end(&t->spread);
-
-			if (sp)
-				cJSON_AddItemToObject(b, "spread", sp);
-			getrusage(RUSAGE_SELF, &ru);
-			cpu = cJSON_AddObjectToObject(b, "cpu");
-			cJSON_AddNumberToObject(cpu, "user",
-			    tv_secs(&ru.ru_utime) - tv_secs(&t->ru0.ru_utime));
-			cJSON_AddNumberToObject(cpu, "system",
-			    tv_secs(&ru.ru_stime) - tv_secs(&t->ru0.ru_stime));
-			cJSON_AddNumberToObject(cpu, "wall", wall);
-		}
+		engine_report_end(t, wall, b);
 		conn_send(t->owner, MSG_TEST_END, 0, b);
 	}
 	cJSON_Delete(b);

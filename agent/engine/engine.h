@@ -120,6 +120,14 @@ int engine_check_limits(const struct engine *e, const struct test_spec *sp,
 int engine_check_room(const struct engine *e, const struct test_spec *sp,
     char *msg);
 
+/* engine_report.c: the JSON a test reports: its streams (at READY), one
+ * interval's figures of stream s over secs (the deltas since the last
+ * call), and the totals at the end into b (wall: the test's seconds).
+ * The caller owns what is returned. */
+cJSON *engine_report_streams(struct test *t);
+cJSON *engine_report_interval(struct test *t, struct stream *s, double secs);
+void engine_report_end(struct test *t, double wall, cJSON *b);
+
 /* stream.c: sockets and thread bodies. */
 double stream_now(void);
 int stream_setup_socket(struct test *t, struct stream *s, int fd,
