@@ -1,7 +1,9 @@
 /*
- * conn_int: what conn.c (framing, I/O, timers, closing) and
- * conn_handshake.c (HELLO and AUTH) share. Not for other modules:
- * include/conn.h is the door.
+ * conn_int: what the three files of a connection share, in layers:
+ * conn.c (sockets, reading frames, dispatch, connect and accept) calls
+ * conn_handshake.c (HELLO and AUTH), and both call conn_io.c (state
+ * changes, queuing, timer, closing); never the other way round. Not
+ * for other modules: include/conn.h is the door.
  */
 #ifndef CF_CONN_INT_H
 #define CF_CONN_INT_H
@@ -9,7 +11,7 @@
 #include "conn.h"
 #include "frame.h"
 
-/* conn.c */
+/* conn_io.c */
 void conn_change_state(struct conn *c, enum conn_state s);
 void conn_set_timer(struct conn *c, double after);
 int conn_queue(struct conn *c, unsigned type, uint16_t flags,
