@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Runs every tests/integration/*.sh scenario (or those named) and counts
-# them: exit 0 passed, 77 skipped, anything else failed.
+# Runs every tests/integration/*.sh scenario (or those named), then the
+# checks of tests/integration/last/ that must follow all of them (nothing
+# left behind), and counts them: exit 0 passed, 77 skipped, anything else
+# failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 passed=0; failed=0; skipped=0
 if [ $# -gt 0 ]; then scenarios=("$@"); else
-	scenarios=("$top"/tests/integration/*.sh)
+	scenarios=("$top"/tests/integration/*.sh "$top"/tests/integration/last/*.sh)
 fi
 for s in "${scenarios[@]}"; do
 	name=$(basename "$s" .sh)

@@ -8,7 +8,7 @@
 # Then a generated capture of 200,000 flows through a 65,536-flow table:
 # the evictions are counted and the memory stays bounded.
 . "$(dirname "$0")/lib.sh"
-command -v tshark >/dev/null || skip "no tshark (tests/deps.sh install)"
+command -v tshark >/dev/null || skip "no tshark (scripts/deps.sh install)"
 FIX=$TOP/tests/fixtures/pcap
 for f in "$FIX"/*.pcap; do
 	"$AGENT" --analyze "$f" --json > "$T/a.json" || fail "analyze $f"

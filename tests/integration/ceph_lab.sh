@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need_lab
 command -v ceph-osd >/dev/null && command -v ceph-mon >/dev/null &&
-	command -v ceph-mgr >/dev/null || skip "no Ceph daemons (tests/deps.sh install)"
+	command -v ceph-mgr >/dev/null || skip "no Ceph daemons (scripts/deps.sh install)"
 CL=$TOP/tests/lab/ceph-lab.sh
 CP="c$(printf '%05x' $(( (RANDOM << 7 ^ $$) % 1048576 )))"
 CLEANUPS+=("$CL down $CP")

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 need_lab
 command -v ceph-osd >/dev/null && command -v rados >/dev/null ||
-	skip "no Ceph daemons (tests/deps.sh install)"
+	skip "no Ceph daemons (scripts/deps.sh install)"
 CL=$TOP/tests/lab/ceph-lab.sh
 CP="m$(printf '%05x' $(( (RANDOM << 7 ^ $$) % 1048576 )))"
 CLEANUPS+=("$CL down $CP")

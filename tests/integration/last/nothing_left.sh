@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs last: the scenarios before it left no lab namespace, state
-# directory, FRR instance or agent behind.
-. "$(dirname "$0")/lib.sh"
+# Runs after every scenario (run_integration.sh runs tests/integration/
+# last/ explicitly at the end): the scenarios left no lab namespace,
+# state directory, FRR instance or agent behind.
+. "$(dirname "$0")/../lib.sh"
 left=$(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^(t[0-9a-f]{5}[0-9]*|lab[0-9a-f]{5})-' || true)
 [ -z "$left" ] || fail "namespaces left: $(echo $left)"
 st=$(ls /run/cephfab-lab 2>/dev/null || true)
@@ -10,4 +11,4 @@ frr=$(ls /var/run/frr 2>/dev/null | grep -E '^(t[0-9a-f]{5}[0-9]*|lab[0-9a-f]{5}
 [ -z "$frr" ] || fail "FRR run dirs left: $frr"
 p=$(pgrep -af "$TOP/build(/asan)?/cephfab-agent" | grep -v pgrep || true)
 [ -z "$p" ] || fail "agents left: $p"
-echo "zz_nothing_left: ok"
+echo "nothing_left: ok"
