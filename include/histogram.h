@@ -1,5 +1,5 @@
 /*
- * hist: a log-linear latency histogram in the style of HDR Histogram.
+ * histogram: a log-linear latency histogram in the style of HDR Histogram.
  * Values are nanoseconds; each power of two is split into HIST_SUB linear
  * buckets, so a bucket is at most 1/HIST_SUB of its value wide and every
  * percentile is within 1 % (HIST_SUB = 128: 0.8 %).

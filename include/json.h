@@ -1,5 +1,5 @@
 /*
- * pj: typed, range-checked getters for cJSON objects.
+ * json: typed, range-checked getters for cJSON objects.
  *
  * Every field read from a wire message, a ceph JSON document or a vtysh JSON
  * document goes through these (house style rule 2). Each getter returns 0 and

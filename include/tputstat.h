@@ -1,5 +1,5 @@
 /*
- * tstat: the arithmetic of throughput tests, kept free of I/O so it can be
+ * tputstat: the arithmetic of throughput tests, kept free of I/O so it can be
  * unit-tested: TCP_INFO samples and their deltas, what limited a sender,
  * UDP loss / duplicate / reorder / jitter accounting (RFC 3550), and Jain's
  * fairness index.

@@ -1,4 +1,4 @@
-/* tstat: throughput test arithmetic, see include/tstat.h. */
+/* tputstat: throughput test arithmetic, see include/tputstat.h. */
 #include "tputstat.h"
 
 #include <math.h>

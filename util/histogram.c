@@ -1,4 +1,4 @@
-/* hist: log-linear latency histogram, see include/hist.h. */
+/* histogram: log-linear latency histogram, see include/histogram.h. */
 #include "histogram.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* pj: typed JSON getters, see include/pj.h. */
+/* json: typed JSON getters, see include/json.h. */
 #include "json.h"
 
 #include <math.h>

@@ -111,7 +111,7 @@ bool engine_busy(const struct engine *e);
 /* engine_fini aborts a running test and waits for its threads. */
 void engine_fini(struct engine *e);
 
-/* limits.c: 0 when the test is within this agent's limits, else -1 with
+/* engine_limits.c: 0 when the test is within this agent's limits, else -1 with
  * the limit named in msg. */
 int engine_check_limits(const struct engine *e, const struct test_spec *sp,
     bool connector, char *msg);

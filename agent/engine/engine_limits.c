@@ -1,5 +1,5 @@
 /*
- * limits: what an agent refuses whatever a coordinator asks: more streams,
+ * engine_limits: what an agent refuses whatever a coordinator asks: more streams,
  * a longer test or a higher rate than agent.conf allows, and targets
  * outside allow_targets. Each refusal names the limit.
  */

@@ -1,7 +1,7 @@
 /*
  * facts: the FACTS request. In a worker thread (netlink dumps, sysfs and
  * vtysh children are blocking, if briefly, so never on the event loop):
- * links and bonds (nlfacts.h), addresses, the FIB entry for every peer
+ * links and bonds (netlink.h), addresses, the FIB entry for every peer
  * the coordinator names, the sysctls that matter for multipath and TCP,
  * and FRR's view (OSPF neighbours, BGP summary, BFD peers, the routes to
  * the peers) when vtysh is there, each vtysh call bounded by a timeout.

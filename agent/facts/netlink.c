@@ -1,4 +1,4 @@
-/* nlfacts: links, bonds and routes over rtnetlink, see nlfacts.h. */
+/* netlink: links, bonds and routes over rtnetlink, see netlink.h. */
 #include "facts/netlink.h"
 
 #include <errno.h>

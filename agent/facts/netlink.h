@@ -1,5 +1,5 @@
 /*
- * nlfacts: what the kernel says about this host's links and routes, read
+ * netlink: what the kernel says about this host's links and routes, read
  * over rtnetlink with libnl-3 (never by parsing 'ip' output): every link
  * with its state, MTU, master and stats64 counters; bonds with their mode,
  * miimon, hash policy and 802.3ad aggregator, actor and partner keys;

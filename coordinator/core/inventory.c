@@ -1,4 +1,4 @@
-/* inventory: parse and validate inventory files, see inventory.h. */
+/* inventory: parse and validate inventory files, see core.h. */
 #include "core/core.h"
 #include "ini.h"
 #include "json.h"

@@ -1,4 +1,4 @@
-/* out: results on stdout, progress on a TTY, see out.h. */
+/* out: results on stdout, progress on a TTY, see core.h. */
 #include "core/core.h"
 
 #include <stdarg.h>

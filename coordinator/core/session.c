@@ -1,4 +1,4 @@
-/* sess: coordinator sessions to agents, see sess.h. */
+/* session: coordinator sessions to agents, see core.h. */
 #include "core/core.h"
 
 #include <stdio.h>

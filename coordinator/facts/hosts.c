@@ -1,4 +1,4 @@
-/* hosts: agent reachability and status for every host, see hosts.h. */
+/* hosts: agent reachability and status for every host, see topology.h. */
 #include "facts/topology.h"
 #include "conn.h"
 #include "log.h"
@@ -352,7 +352,7 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 		return stored ? EXIT_PASS : EXIT_PROBLEMS;
 	}
 	if (o->facts) {
-		/* The paths: per host and across hosts (topo.h). */
+		/* The paths: per host and across hosts (topology.h). */
 		cJSON *fs = cJSON_AddArrayToObject(doc, "findings");
 
 		if (topology_findings(inv, arr, NULL, fs) > 0)

@@ -1,4 +1,4 @@
-/* topo: findings from the hosts' facts, see topo.h. */
+/* topology: findings from the hosts' facts, see topology.h. */
 #include "facts/topology.h"
 #include "json.h"
 

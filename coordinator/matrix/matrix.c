@@ -20,7 +20,7 @@
 
 #include <ev.h>
 
-/* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (mload.h); 6
+/* Indexes: 0 bw, 1 lat, 2 mtu, 3 ports; 4 and 5 the loads (matrix.h); 6
  * the latency mesh again during a load; 7 every host's facts (one job);
  * 8 Ceph's heartbeat matrix (one job). */
 const char *const matrix_test_names[] = { "bw", "lat", "mtu", "ports", "a2a",

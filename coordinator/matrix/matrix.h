@@ -19,7 +19,7 @@
  */
 enum { MT_BW = 1, MT_LAT = 2, MT_MTU = 4, MT_PORTS = 8, MT_FACTS = 16 };
 /* Above this many hosts the latency phase runs as one 'mesh' per network
- * (mesh.h) instead of one exchange per pair. */
+ * (probes.h) instead of one exchange per pair. */
 #define MATRIX_MESH_HOSTS 16
 /* Bandwidth patterns (--mode): isolated pairs, and the loads (matrix_load.c). */
 enum { MM_PAIRWISE = 1, MM_A2A = 2, MM_FANOUT = 4 };

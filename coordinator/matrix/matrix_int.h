@@ -11,7 +11,7 @@
 #include "store/store.h"
 
 /*
- * matrix_int: what matrix.c and mjob.c share: the test indexes, a cell's
+ * matrix_int: what matrix.c and matrix_job.c share: the test indexes, a cell's
  * job and the state of one run.
  */
 /* Test indexes, named by matrix_test_names (matrix.c). */

@@ -1,4 +1,4 @@
-/* mjob: the command line of one matrix cell, see matrix_int.h. Every
+/* matrix_job: the command line of one matrix cell, see matrix_int.h. Every
  * cell runs as a child 'cephfab ... --json' (its own event loop and
  * sessions); this is where the run's options become its arguments. */
 #include "matrix/matrix_int.h"

@@ -1,4 +1,4 @@
-/* mload: all-to-all and fanout loads, see mload.h. */
+/* matrix_load: all-to-all and fanout loads, see matrix.h. */
 #include "matrix/matrix.h"
 #include "json.h"
 

@@ -1,4 +1,4 @@
-/* rounds: circle-method rounds with a rack cap, see rounds.h. */
+/* sched: circle-method rounds with a rack cap, see matrix_int.h. */
 #include "matrix/matrix_int.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* journal: the migration's append-only record, see journal.h. */
+/* journal: the migration's append-only record, see migrate.h. */
 #include "migrate/migrate.h"
 #include "json.h"
 

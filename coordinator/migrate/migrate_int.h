@@ -44,7 +44,7 @@ struct mig {
 	/* The settle gate of step settle_n began at settle_t0. */
 	int settle_n;
 	double settle_t0;
-	/* 'cephfab watch' on the cluster network while settling (migrate_watch.c,
+	/* 'cephfab watch' on the cluster network while settling (migrate_settle.c,
 	 * when migrate has an inventory): its child, its output file, how
 	 * far it was read, what it saw. */
 	int watch_pid;

@@ -1,5 +1,5 @@
 /*
- * migrate_watch: the settle gate's look at the real Ceph traffic. While a
+ * migrate_settle: the settle gate's look at the real Ceph traffic. While a
  * batch settles, 'cephfab watch --net cluster --json' runs as a child
  * (its own event loop and sessions; its output in a file read at each
  * poll), and a peer retransmitting more than the limit pauses the

@@ -1,4 +1,4 @@
-/* plan: the cluster_network cutover plan, see plan.h. */
+/* plan: the cluster_network cutover plan, see migrate.h. */
 #include "migrate/migrate.h"
 #include "json.h"
 

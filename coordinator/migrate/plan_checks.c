@@ -1,4 +1,4 @@
-/* plan_net: the planner's host-to-host checks, see plan_net.h. */
+/* plan_checks: the planner's host-to-host checks, see migrate.h. */
 #include "migrate/migrate.h"
 #include "child.h"
 #include "core/core.h"

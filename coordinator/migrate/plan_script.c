@@ -1,4 +1,4 @@
-/* plan_script: a plan as a reviewable bash script, see plan.h. */
+/* plan_script: a plan as a reviewable bash script, see migrate.h. */
 #include "migrate/migrate.h"
 #include "json.h"
 

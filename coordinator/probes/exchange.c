@@ -1,4 +1,4 @@
-/* pex: probe exchanges, see pex.h. */
+/* exchange: probe exchanges, see probes.h. */
 #include "probes/probes.h"
 #include "auth.h"
 #include "msg.h"

@@ -1,4 +1,4 @@
-/* mesh: every pair's RTT at once, see mesh.h. */
+/* mesh: every pair's RTT at once, see probes.h. */
 #include "probes/probes.h"
 #include "log.h"
 #include "msg.h"

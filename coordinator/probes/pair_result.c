@@ -1,5 +1,5 @@
 /*
- * tput_out: what agents reported about a throughput test, merged into one
+ * pair_result: what agents reported about a throughput test, merged into one
  * result tree (start, intervals, end: iperf3's shape, with both ends of
  * every stream) and a human report in iperf3's style.
  */

@@ -1,4 +1,4 @@
-/* probecmd: latency, mtu, ports and reach commands, see probecmd.h. */
+/* probe_cmd: latency, mtu, ports and reach commands, see probes.h. */
 #include "probes/probes.h"
 #include "log.h"
 #include "msg.h"

@@ -18,7 +18,7 @@
 
 /*
  * tput: 'cephfab pair': one coordinated throughput test between two agents
- * (pair.c runs it; tput_out.c turns what the agents reported into the
+ * (pair.c runs it; pair_result.c turns what the agents reported into the
  * result tree and the human report).
  */
 enum tnet { NET_PUBLIC, NET_CLUSTER };
@@ -95,7 +95,7 @@ void pair_result_stalls(struct tresult *r);
 int pair_run(struct inventory *inv, const struct auth_key *key,
     const struct pair_opts *o);
 
-/* tput_out.c */
+/* pair_result.c */
 /* pair_result_interval merges one interval from each side into r->intervals and,
  * unless JSON was asked for, prints its line. Bodies are the agents'
  * TEST_INTERVAL messages (already matched by index). */
@@ -153,7 +153,7 @@ void exchange_free(struct exchange_list *l, struct pex *x);
 
 /*
  * probecmd: 'cephfab latency', 'mtu', 'ports' and 'reach': probes between
- * two hosts, each a pex (pex.h) over sessions to both agents, reported
+ * two hosts, each a pex (probes.h) over sessions to both agents, reported
  * with findings (mtu_blackhole, filtered/refused ports, unreachable,
  * wrong_egress).
  */

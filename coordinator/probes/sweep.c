@@ -1,4 +1,4 @@
-/* sweep: source-port sweep over the paths, see sweep.h. */
+/* sweep: source-port sweep over the paths, see probes.h. */
 #include "probes/probes.h"
 #include "core/core.h"
 #include "json.h"

@@ -1,4 +1,4 @@
-/* cwatch: live capture across the cluster, see cwatch.h. */
+/* watch: live capture across the cluster, see watch.h. */
 #include "watch/watch.h"
 #include "log.h"
 #include "msg.h"

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the FRR and facts parsers (topo.c) on arbitrary
+/* libFuzzer harness: the FRR and facts parsers (topology.c) on arbitrary
  * JSON: as FRR's output, as a host's facts, as an agent's spread. */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Unit tests for proto/hist.c: percentiles of known distributions within
+/* Unit tests for util/histogram.c: percentiles of known distributions within
  * 1 %, bucket edges, merge, JSON. */
 #include <stdarg.h>
 #include <stddef.h>

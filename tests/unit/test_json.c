@@ -1,4 +1,4 @@
-/* Unit tests for proto/pj.c: every typed getter at and beyond its limits. */
+/* Unit tests for util/json.c: every typed getter at and beyond its limits. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests for coordinator/mload.c: the fanout's receivers, and the
+/* Unit tests for coordinator/matrix/matrix_load.c: the fanout's receivers, and the
  * all-to-all verdict on synthetic loads (a healthy fabric, an
  * oversubscribed spine, a switch short on one port, a lost flow). */
 #include <stdarg.h>

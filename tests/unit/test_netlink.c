@@ -1,4 +1,4 @@
-/* Unit tests for agent/nlfacts.c and coordinator/topo.c's bond checks on
+/* Unit tests for agent/facts/netlink.c and coordinator/facts/topology.c's bond checks on
  * netlink messages built here with libnl's message API (this kernel has
  * no bonding driver): an 802.3ad bond with both members up, with one
  * member down, and with a partner that is not aggregating; a layer2 hash

@@ -1,4 +1,4 @@
-/* Unit tests for coordinator/rounds.c: coverage, disjointness, round
+/* Unit tests for coordinator/matrix/sched.c: coverage, disjointness, round
  * counts and the rack cap for n = 2..40. */
 #include <stdarg.h>
 #include <stddef.h>

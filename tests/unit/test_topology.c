@@ -1,4 +1,4 @@
-/* Unit tests for coordinator/topo.c on facts and FRR output captured from
+/* Unit tests for coordinator/facts/topology.c on facts and FRR output captured from
  * the lab (tests/golden/facts, tests/golden/frr): the dual-plane OSPF
  * fabric healthy gives no finding; with h1's plane-A link down, every host
  * that lost a path is named; FRR's OSPF and BGP JSON parse, a BGP session

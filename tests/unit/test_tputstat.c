@@ -1,4 +1,4 @@
-/* Unit tests for proto/tstat.c: TCP_INFO deltas, the limited-by verdict,
+/* Unit tests for proto/tputstat.c: TCP_INFO deltas, the limited-by verdict,
  * Jain's index and UDP loss / duplicate / reorder / jitter arithmetic on
  * crafted sequences. */
 #include <stdarg.h>
