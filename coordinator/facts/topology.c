@@ -153,40 +153,6 @@ gatewayed(const cJSON *r)
 	return false;
 }
 
-static cJSON *
-finding(cJSON *out, const char *kind, const char *sev, const char *net,
-    const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-
-static cJSON *
-finding(cJSON *out, const char *kind, const char *sev, const char *net,
-    const char *hint, const char *fmt, ...)
-{
-	cJSON *f = cJSON_CreateObject();
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cJSON_AddStringToObject(f, "kind", kind);
-	cJSON_AddStringToObject(f, "severity", sev);
-	cJSON_AddStringToObject(f, "network", net);
-	cJSON_AddArrayToObject(f, "hosts");
-	cJSON_AddStringToObject(f, "summary", msg);
-	cJSON_AddObjectToObject(f, "evidence");
-	cJSON_AddStringToObject(f, "hint", hint);
-	cJSON_AddItemToArray(out, f);
-	return f;
-}
-
-static void
-add_host(cJSON *f, const char *h)
-{
-	cJSON_AddItemToArray(cJSON_GetObjectItem(f, "hosts"),
-	    cJSON_CreateString(h));
-}
-
 /* --- bonds ------------------------------------------------------------------ */
 
 static int
@@ -249,12 +215,12 @@ bond_findings(const char *host, const cJSON *facts, cJSON *out)
 			off += (size_t)snprintf(why + off, sizeof(why) - off,
 			    "no members");
 		if (off) {
-			f = finding(out, "bond_degraded", "error", "", "check "
+			f = finding_new(out, "bond_degraded", "error", "", "check "
 			    "the member's cable, switch port and LACP "
 			    "configuration (the switch's port-channel)",
 			    "%s %s (%s, %d of %d members up): %s", host,
 			    jstr(l, "name"), mode, up, members, why);
-			add_host(f, host);
+			finding_host(f, host);
 			cJSON_AddStringToObject(cJSON_GetObjectItem(f,
 			    "evidence"), "bond", jstr(l, "name"));
 			errors++;
@@ -262,13 +228,13 @@ bond_findings(const char *host, const cJSON *facts, cJSON *out)
 		if ((strcmp(mode, "802.3ad") == 0 || strcmp(mode,
 		    "balance-xor") == 0) && (strcmp(pol, "layer2") == 0 ||
 		    strcmp(pol, "layer2+3") == 0)) {
-			f = finding(out, "bond_hash_policy", "warn", "", "set "
+			f = finding_new(out, "bond_hash_policy", "warn", "", "set "
 			    "xmit_hash_policy layer3+4 so that the streams "
 			    "between two hosts spread over the members",
 			    "%s %s hashes with %s: all traffic between two "
 			    "hosts takes one member", host, jstr(l, "name"),
 			    pol);
-			add_host(f, host);
+			finding_host(f, host);
 		}
 	}
 	return errors;
@@ -331,12 +297,12 @@ inconsistent(const struct inventory *inv, const cJSON *hosts, int net,
 		    v == vals[best])
 			continue;
 		if (f == NULL)
-			f = finding(out, kind, "warn", nn, strcmp(key, "mtu") ==
+			f = finding_new(out, kind, "warn", nn, strcmp(key, "mtu") ==
 			    0 ? "set one MTU on every host port of this "
 			    "network (and the switches above it)" : "check "
 			    "the port speeds negotiated on these hosts' NICs "
 			    "and switch ports", "placeholder");
-		add_host(f, ih->name);
+		finding_host(f, ih->name);
 		if (off < sizeof(list) - 64)
 			off += (size_t)snprintf(list + off, sizeof(list) - off,
 			    "%s%s %s %.0f", off ? ", " : "", ih->name,
@@ -417,7 +383,7 @@ paths(const struct inventory *inv, const cJSON *hosts, int net, cJSON *out)
 				    q->name);
 		}
 		if (fewer) {
-			cJSON *f = finding(out, "ecmp_single_path", "error", nn,
+			cJSON *f = finding_new(out, "ecmp_single_path", "error", nn,
 			    "a fabric link or routing session is down: check "
 			    "the host's uplinks and its OSPF/BGP neighbours",
 			    "%s reaches %d of %d peers on the %s network over "
@@ -425,7 +391,7 @@ paths(const struct inventory *inv, const cJSON *hosts, int net, cJSON *out)
 			    fewer, total, nn, least, least == 1 ? "" : "s",
 			    expect, list);
 
-			add_host(f, hn);
+			finding_host(f, hn);
 			cJSON_AddNumberToObject(cJSON_GetObjectItem(f,
 			    "evidence"), "paths", least);
 			cJSON_AddNumberToObject(cJSON_GetObjectItem(f,
@@ -506,14 +472,14 @@ rp_filter(const struct inventory *inv, const cJSON *h, int net, cJSON *out)
 		strict = jnum(rp, jstr(l, "name"), 0);
 	}
 	if (strict == 1 && multi) {
-		cJSON *f = finding(out, "rp_filter_strict", "warn", nn, "set "
+		cJSON *f = finding_new(out, "rp_filter_strict", "warn", nn, "set "
 		    "net.ipv4.conf.*.rp_filter = 2 (loose) on multi-homed "
 		    "hosts: strict mode drops replies that come back over "
 		    "another path", "%s filters reverse paths strictly "
 		    "(rp_filter = 1) while its %s traffic has several paths "
 		    "or interfaces", ih->name, nn);
 
-		add_host(f, ih->name);
+		finding_host(f, ih->name);
 	}
 }
 
@@ -526,22 +492,22 @@ frr_findings(const cJSON *h, cJSON *out)
 	cJSON *f;
 
 	if (topology_frr(cJSON_GetObjectItem(facts, "frr"), &s, err) == -1) {
-		f = finding(out, "ecmp_single_path", "warn", "", "check the "
+		f = finding_new(out, "ecmp_single_path", "warn", "", "check the "
 		    "FRR version on this host", "%s: FRR's JSON is not in the "
 		    "expected shape: %s", jstr(h, "name"), err);
-		add_host(f, jstr(h, "name"));
+		finding_host(f, jstr(h, "name"));
 		return 0;
 	}
 	if (!s.available || (s.ospf_full == s.ospf_total &&
 	    s.bgp_established == s.bgp_total && s.bfd_up == s.bfd_total))
 		return 0;
-	f = finding(out, "ecmp_single_path", "error", "", "a routing session "
+	f = finding_new(out, "ecmp_single_path", "error", "", "a routing session "
 	    "is down: its paths are gone from the ECMP set",
 	    "%s: OSPF %d of %d neighbours Full, BGP %d of %d sessions "
 	    "Established, BFD %d of %d up", jstr(h, "name"), s.ospf_full,
 	    s.ospf_total, s.bgp_established, s.bgp_total, s.bfd_up,
 	    s.bfd_total);
-	add_host(f, jstr(h, "name"));
+	finding_host(f, jstr(h, "name"));
 	return 1;
 }
 

@@ -77,32 +77,6 @@ matrix_load_fanout(int n, const int *rack, int *dst)
 	return 0;
 }
 
-static cJSON *
-finding(cJSON *out, const char *kind, const char *net, const char *hint,
-    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static cJSON *
-finding(cJSON *out, const char *kind, const char *net, const char *hint,
-    const char *fmt, ...)
-{
-	cJSON *f = cJSON_CreateObject();
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cJSON_AddStringToObject(f, "kind", kind);
-	cJSON_AddStringToObject(f, "severity", "error");
-	cJSON_AddStringToObject(f, "network", net);
-	cJSON_AddArrayToObject(f, "hosts");
-	cJSON_AddStringToObject(f, "summary", msg);
-	cJSON_AddObjectToObject(f, "evidence");
-	cJSON_AddStringToObject(f, "hint", hint);
-	cJSON_AddItemToArray(out, f);
-	return f;
-}
-
 static int
 scmp(const void *a, const void *b)
 {
@@ -301,7 +275,7 @@ load_rack(struct lctx *c, int i, cJSON *rarr)
 	memset(c->mask, 0, (size_t)c->n);
 	for (a = 0; a < c->n; a++)
 		c->mask[a] = v->rack[a] == v->rack[i];
-	f = finding(c->out, "oversubscribed", v->net, "the rack's uplinks or "
+	f = finding_new(c->out, "oversubscribed", "error", v->net, "the rack's uplinks or "
 	    "the spine cannot carry its hosts' line rate at once: count "
 	    "uplinks against host ports, check ECMP spreads over all of them, "
 	    "and the spine's buffers", "under %s load, traffic leaving or "
@@ -353,7 +327,7 @@ load_short_hosts(struct lctx *c)
 	}
 	if (nshort == 0)
 		return;
-	f = finding(c->out, "oversubscribed", v->net, "a switch that cannot "
+	f = finding_new(c->out, "oversubscribed", "error", v->net, "a switch that cannot "
 	    "forward all its ports at line rate at once, or these hosts' "
 	    "ports: compare with the pairwise matrix", "under %s load, %d "
 	    "host%s sent/received below %.0f %% of their fair share (Gbit/s): "
@@ -379,7 +353,7 @@ load_lost(struct lctx *c)
 		for (j = 0; j < c->n; j++)
 			if (i != j && v->lost[i * c->n + j])
 				c->mask[i] = c->mask[j] = 1;
-	f = finding(c->out, "unreachable", v->net, "see the lost flows' "
+	f = finding_new(c->out, "unreachable", "error", v->net, "see the lost flows' "
 	    "reasons in the cells; the pairwise matrix names the host",
 	    "%d of %d %s flows failed", c->nlost, c->nflows,
 	    matrix_load_name(v->mode));

@@ -1,5 +1,6 @@
 /* plan: the cluster_network cutover plan, see migrate.h. */
 #include "migrate/migrate.h"
+#include "verdict/verdict.h"
 #include "json.h"
 
 #include <math.h>
@@ -11,21 +12,12 @@ cJSON *
 plan_finding(cJSON *out, const char *kind, const char *hint,
     const char *fmt, ...)
 {
-	cJSON *f = cJSON_CreateObject();
-	char msg[512];
 	va_list ap;
+	cJSON *f;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	f = finding_vnew(out, kind, "error", "cluster", hint, fmt, ap);
 	va_end(ap);
-	cJSON_AddStringToObject(f, "kind", kind);
-	cJSON_AddStringToObject(f, "severity", "error");
-	cJSON_AddStringToObject(f, "network", "cluster");
-	cJSON_AddArrayToObject(f, "hosts");
-	cJSON_AddStringToObject(f, "summary", msg);
-	cJSON_AddObjectToObject(f, "evidence");
-	cJSON_AddStringToObject(f, "hint", hint);
-	cJSON_AddItemToArray(out, f);
 	return f;
 }
 

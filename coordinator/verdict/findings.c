@@ -42,17 +42,12 @@ static cJSON *
 add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
     int a, int b, const char *hint, const char *fmt, ...)
 {
-	cJSON *f = cJSON_CreateObject(), *hosts;
-	char msg[512];
 	va_list ap;
+	cJSON *f;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	f = finding_vnew(out, kind, sev, v->net, hint, fmt, ap);
 	va_end(ap);
-	cJSON_AddStringToObject(f, "kind", kind);
-	cJSON_AddStringToObject(f, "severity", sev);
-	cJSON_AddStringToObject(f, "network", v->net);
-	hosts = cJSON_AddArrayToObject(f, "hosts");
 	if (a >= 0 && b >= 0 && strcmp(v->names[b], v->names[a]) < 0) {
 		int t = a;
 
@@ -60,23 +55,10 @@ add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
 		b = t;
 	}
 	if (a >= 0)
-		cJSON_AddItemToArray(hosts, cJSON_CreateString(v->names[a]));
+		finding_host(f, v->names[a]);
 	if (b >= 0)
-		cJSON_AddItemToArray(hosts, cJSON_CreateString(v->names[b]));
-	cJSON_AddStringToObject(f, "summary", msg);
-	cJSON_AddObjectToObject(f, "evidence");
-	cJSON_AddStringToObject(f, "hint", hint);
-	cJSON_AddItemToArray(out, f);
+		finding_host(f, v->names[b]);
 	return f;
-}
-
-static void
-ev_num(cJSON *f, const char *k, double x)
-{
-	cJSON *e = cJSON_GetObjectItem(f, "evidence");
-
-	if (isfinite(x))
-		cJSON_AddNumberToObject(e, k, x);
 }
 
 /* pair_p99: the worse direction's RTT p99 of a pair, 0 if unmeasured. */
@@ -228,8 +210,8 @@ check_slow_host(struct fctx *c)
 		    "%s is slow with every peer on the %s network: median "
 		    "%.2f Gbit/s against a floor of %.2f", v->names[i], v->net,
 		    median(c->tmp, m), c->thr);
-		ev_num(f, "median_gbps", median(c->tmp, m));
-		ev_num(f, "floor_gbps", c->thr);
+		finding_num(f, "median_gbps", median(c->tmp, m));
+		finding_num(f, "floor_gbps", c->thr);
 		c->errors++;
 	}
 }
@@ -282,7 +264,7 @@ rack_pair(struct fctx *c, int ra, int rb)
 	    "the racks of %s and %s are slow on the %s network (median %.2f "
 	    "Gbit/s, floor %.2f) while pairs inside each rack are not",
 	    v->names[ha], v->names[hb], v->net, median(c->tmp, m), c->thr);
-	ev_num(f, "median_gbps", median(c->tmp, m));
+	finding_num(f, "median_gbps", median(c->tmp, m));
 	c->errors++;
 }
 
@@ -336,9 +318,9 @@ check_fabric_latency(struct fctx *c)
 	    "%s network (limit %.0f us, fabric median %.0f us, worst %s <-> %s "
 	    "%.0f us)", nhigh, npairs, v->net, c->p->max_p99_us, c->med,
 	    v->names[wi], v->names[wj], worst);
-	ev_num(f, "pairs", nhigh);
-	ev_num(f, "rtt_p99_us", worst);
-	ev_num(f, "median_p99_us", c->med);
+	finding_num(f, "pairs", nhigh);
+	finding_num(f, "rtt_p99_us", worst);
+	finding_num(f, "median_p99_us", c->med);
 }
 
 /* pair_rate: slow_pair below the floor, else asymmetric directions. */
@@ -357,8 +339,8 @@ pair_rate(struct fctx *c, int i, int j)
 		    "%s network, below the floor of %.2f", v->names[i],
 		    v->names[j], ab, v->names[j], v->names[i], ba, v->net,
 		    c->thr);
-		ev_num(f, "gbps_ab", ab);
-		ev_num(f, "gbps_ba", ba);
+		finding_num(f, "gbps_ab", ab);
+		finding_num(f, "gbps_ba", ba);
 		c->errors++;
 	} else if (isfinite(ab) && isfinite(ba) &&
 	    fabs(ab - ba) > fmax(ab, ba) * c->p->asym_pct / 100) {
@@ -367,8 +349,8 @@ pair_rate(struct fctx *c, int i, int j)
 		    "Gbit/s but %s -> %s %.2f Gbit/s on the %s network",
 		    v->names[i], v->names[j], ab, v->names[j], v->names[i], ba,
 		    v->net);
-		ev_num(f, "gbps_ab", ab);
-		ev_num(f, "gbps_ba", ba);
+		finding_num(f, "gbps_ab", ab);
+		finding_num(f, "gbps_ba", ba);
 	}
 }
 
@@ -391,7 +373,7 @@ pair_loss(struct fctx *c, int i, int j)
 	    "retransmits per GB on the %s network, spurious ones not counted "
 	    "(limit %.0f)", v->names[i], v->names[j], r, v->net,
 	    c->p->max_rpg);
-	ev_num(f, "retransmits_per_gb", r);
+	finding_num(f, "retransmits_per_gb", r);
 	c->errors++;
 }
 
@@ -413,7 +395,7 @@ pair_latency(struct fctx *c, int i, int j)
 	    "p99 %.0f us on the %s network (limit %.0f us, fabric median "
 	    "%.0f us)", v->names[i], v->names[j], q, v->net,
 	    c->p->max_p99_us, c->med);
-	ev_num(f, "rtt_p99_us", q);
+	finding_num(f, "rtt_p99_us", q);
 }
 
 /* The pair checks, in the order their findings are listed for a pair. */
@@ -479,9 +461,9 @@ check_loaded_latency(struct fctx *c)
 			    "us, idle %.0f us)", v->names[i], v->names[j], q,
 			    v->net, c->p->max_p99_us, v->p99 ? pair_p99(v, i,
 			    j) : NAN);
-			ev_num(f, "rtt_loaded_p99_us", q);
+			finding_num(f, "rtt_loaded_p99_us", q);
 			if (v->p99)
-				ev_num(f, "rtt_p99_us", pair_p99(v, i, j));
+				finding_num(f, "rtt_p99_us", pair_p99(v, i, j));
 		}
 	if (nhigh <= 16)
 		return;
@@ -490,8 +472,8 @@ check_loaded_latency(struct fctx *c)
 	    "RTT p99 under load over the limit on %d of %d pairs on the %s "
 	    "network (limit %.0f us, worst %s <-> %s %.0f us)", nhigh, npairs,
 	    v->net, c->p->max_p99_us, v->names[wi], v->names[wj], worst);
-	ev_num(f, "pairs", nhigh);
-	ev_num(f, "rtt_loaded_p99_us", worst);
+	finding_num(f, "pairs", nhigh);
+	finding_num(f, "rtt_loaded_p99_us", worst);
 }
 
 /* check_spread: with enough streams for hashing to fill every path, a
@@ -525,9 +507,9 @@ check_spread(struct fctx *c)
 			    v->names[j], v->net, st, pth,
 			    AT(v->spread_unused, i, j), isfinite(mn) ? mn *
 			    100 : 0);
-			ev_num(f, "paths", pth);
-			ev_num(f, "streams", st);
-			ev_num(f, "least_share_of_fair", mn);
+			finding_num(f, "paths", pth);
+			finding_num(f, "streams", st);
+			finding_num(f, "least_share_of_fair", mn);
 		}
 	}
 }
@@ -548,8 +530,8 @@ dir_mtu(struct fctx *c, int i, int j)
 	    "%s network: %.0f-byte packets configured, only %.0f cross",
 	    v->names[i], v->names[j], v->net, AT(v->mtu_conf, i, j),
 	    AT(v->mtu_path, i, j));
-	ev_num(f, "configured", AT(v->mtu_conf, i, j));
-	ev_num(f, "path", AT(v->mtu_path, i, j));
+	finding_num(f, "configured", AT(v->mtu_conf, i, j));
+	finding_num(f, "path", AT(v->mtu_path, i, j));
 	c->errors++;
 }
 

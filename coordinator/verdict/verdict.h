@@ -6,6 +6,7 @@
 #ifndef CF_FINDINGS_H
 #define CF_FINDINGS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +54,19 @@ struct mview {
 	const int *wrong_egress;
 	const char *const *egress_what;
 };
+
+/* finding_new appends a finding to out (an array) and returns it: kind,
+ * severity ("error" or "warn"), network, hosts (empty: finding_host adds
+ * them in order), the summary from fmt, evidence (empty: finding_num adds
+ * a number when it is finite) and the hint. out owns it. */
+cJSON *finding_new(cJSON *out, const char *kind, const char *sev,
+    const char *net, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+cJSON *finding_vnew(cJSON *out, const char *kind, const char *sev,
+    const char *net, const char *hint, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+void finding_host(cJSON *f, const char *name);
+void finding_num(cJSON *f, const char *key, double x);
 
 /* findings_compute appends this network's findings to out (an array).
  * Returns how many of them are errors (a failing verdict). */

@@ -1,0 +1,55 @@
+/* finding: one finding as every report shows it (kind, severity, network,
+ * hosts, summary, evidence, hint), built the same way by every check of
+ * every room, see verdict.h. */
+#include "verdict/verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+cJSON *
+finding_vnew(cJSON *out, const char *kind, const char *sev, const char *net,
+    const char *hint, const char *fmt, va_list ap)
+{
+	cJSON *f = cJSON_CreateObject();
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	cJSON_AddStringToObject(f, "kind", kind);
+	cJSON_AddStringToObject(f, "severity", sev);
+	cJSON_AddStringToObject(f, "network", net);
+	cJSON_AddArrayToObject(f, "hosts");
+	cJSON_AddStringToObject(f, "summary", msg);
+	cJSON_AddObjectToObject(f, "evidence");
+	cJSON_AddStringToObject(f, "hint", hint);
+	cJSON_AddItemToArray(out, f);
+	return f;
+}
+
+cJSON *
+finding_new(cJSON *out, const char *kind, const char *sev, const char *net,
+    const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+	cJSON *f;
+
+	va_start(ap, fmt);
+	f = finding_vnew(out, kind, sev, net, hint, fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+void
+finding_host(cJSON *f, const char *name)
+{
+	cJSON_AddItemToArray(cJSON_GetObjectItem(f, "hosts"),
+	    cJSON_CreateString(name));
+}
+
+void
+finding_num(cJSON *f, const char *key, double x)
+{
+	if (isfinite(x))
+		cJSON_AddNumberToObject(cJSON_GetObjectItem(f, "evidence"), key,
+		    x);
+}
