@@ -149,12 +149,6 @@ hosts_closed(struct conn *c, enum conn_reason r, const char *detail)
 	hosts_finish(p, s, detail);
 }
 
-static const struct conn_ops hosts_ops = {
-	.established = hosts_established,
-	.message = hosts_message,
-	.closed = hosts_closed,
-};
-
 static void
 hosts_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -372,6 +366,12 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 	cJSON_Delete(doc);
 	return bad ? EXIT_PROBLEMS : EXIT_PASS;
 }
+
+static const struct conn_ops hosts_ops = {
+	.established = hosts_established,
+	.message = hosts_message,
+	.closed = hosts_closed,
+};
 
 int
 hosts_run(struct inventory *inv, const struct auth_key *key,

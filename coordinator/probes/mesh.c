@@ -274,12 +274,6 @@ mesh_closed(struct sess *s, enum conn_reason r, const char *detail)
 	host_fail(x, d);
 }
 
-static const struct session_ops mesh_ops = {
-	.ready = mesh_ready,
-	.message = mesh_message,
-	.closed = mesh_closed,
-};
-
 static void
 mesh_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -539,6 +533,12 @@ mesh_store(const struct mrun_mesh *m, int *nstored, char *err)
 	store_close(&st);
 	return 0;
 }
+
+static const struct session_ops mesh_ops = {
+	.ready = mesh_ready,
+	.message = mesh_message,
+	.closed = mesh_closed,
+};
 
 int
 mesh_run(struct inventory *inv, const struct auth_key *key,

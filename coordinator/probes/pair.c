@@ -320,12 +320,6 @@ pair_closed(struct sess *s, enum conn_reason r, const char *detail)
 	pair_check_done(p);
 }
 
-static const struct session_ops pair_sess_ops = {
-	.ready = pair_ready,
-	.message = pair_message,
-	.closed = pair_closed,
-};
-
 static void
 pair_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -448,6 +442,12 @@ pair_plan(struct prun *p, struct inventory *inv)
 	p->iv_b = calloc(p->niv, sizeof(cJSON *));
 	return p->iv_a && p->iv_b ? 0 : -1;
 }
+
+static const struct session_ops pair_sess_ops = {
+	.ready = pair_ready,
+	.message = pair_message,
+	.closed = pair_closed,
+};
 
 int
 pair_run(struct inventory *inv, const struct auth_key *key,

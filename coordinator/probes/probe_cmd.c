@@ -157,12 +157,6 @@ probe_cmd_closed(struct sess *s, enum conn_reason r, const char *detail)
 	exchange_sess_closed(&c->pl, s, detail);
 }
 
-static const struct session_ops probe_cmd_ops = {
-	.ready = probe_cmd_ready,
-	.message = probe_cmd_message,
-	.closed = probe_cmd_closed,
-};
-
 static void
 probe_cmd_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -172,6 +166,12 @@ probe_cmd_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	snprintf(c->error, sizeof(c->error), "no result in time");
 	ev_break(loop, EVBREAK_ALL);
 }
+
+static const struct session_ops probe_cmd_ops = {
+	.ready = probe_cmd_ready,
+	.message = probe_cmd_message,
+	.closed = probe_cmd_closed,
+};
 
 /* probe_cmd_exchange runs the planned probes once; 0 when every exchange
  * finished (each may carry its own error). */

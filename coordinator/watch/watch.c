@@ -214,12 +214,6 @@ cw_closed(struct sess *s, enum conn_reason r, const char *detail)
 	host_fail(x, d);
 }
 
-static const struct session_ops cw_ops = {
-	.ready = cw_ready,
-	.message = cw_message,
-	.closed = cw_closed,
-};
-
 static void
 cw_deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
@@ -240,6 +234,12 @@ cw_sigint_cb(struct ev_loop *loop, ev_signal *s, int revents)
 	/* Closing the sessions stops every capture. */
 	ev_break(loop, EVBREAK_ALL);
 }
+
+static const struct session_ops cw_ops = {
+	.ready = cw_ready,
+	.message = cw_message,
+	.closed = cw_closed,
+};
 
 int
 watch_run(struct inventory *inv, const struct auth_key *key,
