@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include <arpa/inet.h>
 
 #include "capture/analyzer.h"
@@ -151,15 +153,7 @@ test_ring(void **state)
 	assert_int_equal(analyzer_ring_bytes(200000, 128), 128u << 20);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rtts),
-		cmocka_unit_test(test_fast_and_zero_window),
-		cmocka_unit_test(test_cap),
-		cmocka_unit_test(test_ring),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_rtts),
+    cmocka_unit_test(test_fast_and_zero_window),
+    cmocka_unit_test(test_cap), cmocka_unit_test(test_ring))

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "auth.h"
 #include "json.h"
 
@@ -141,15 +143,6 @@ test_derive(void **state)
 	assert_false(auth_equal(out[0], x, FRAME_KEY_LEN));
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_load_permissions),
-		cmocka_unit_test(test_keygen_random),
-		cmocka_unit_test(test_derive),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+CF_UNIT_MAIN(setup, teardown,
+    cmocka_unit_test(test_parse), cmocka_unit_test(test_load_permissions),
+    cmocka_unit_test(test_keygen_random), cmocka_unit_test(test_derive))

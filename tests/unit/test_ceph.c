@@ -9,26 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "cf_unit.h"
 #include <unistd.h>
 
 #include "ceph/ceph.h"
 #include "json.h"
 
 #define G "tests/golden/ceph/"
-
-static cJSON *
-load(const char *path)
-{
-	static char buf[1 << 20];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return cJSON_Parse(buf);
-}
 
 static struct ceph_map m;
 
@@ -39,19 +27,19 @@ read_all(void)
 	cJSON *j;
 
 	memset(&m, 0, sizeof(m));
-	j = load(G "osd_dump.json");
+	j = cf_unit_load_json(G "osd_dump.json");
 	assert_int_equal(ceph_parse_osd_dump(j, &m, err), 0);
 	cJSON_Delete(j);
-	j = load(G "osd_tree.json");
+	j = cf_unit_load_json(G "osd_tree.json");
 	assert_int_equal(ceph_parse_osd_tree(j, &m, err), 0);
 	cJSON_Delete(j);
-	j = load(G "osd_metadata.json");
+	j = cf_unit_load_json(G "osd_metadata.json");
 	assert_int_equal(ceph_parse_osd_metadata(j, &m, err), 0);
 	cJSON_Delete(j);
-	j = load(G "mon_dump.json");
+	j = cf_unit_load_json(G "mon_dump.json");
 	assert_int_equal(ceph_parse_mon_dump(j, &m, err), 0);
 	cJSON_Delete(j);
-	j = load(G "config_dump.json");
+	j = cf_unit_load_json(G "config_dump.json");
 	assert_int_equal(ceph_parse_config_dump(j, &m, err), 0);
 	cJSON_Delete(j);
 }
@@ -103,7 +91,7 @@ test_status(void **state)
 {
 	struct ceph_status s;
 	char err[CF_ERRLEN];
-	cJSON *j = load(G "status.json");
+	cJSON *j = cf_unit_load_json(G "status.json");
 
 	(void)state;
 	assert_int_equal(ceph_parse_status(j, &s, err), 0);
@@ -126,13 +114,13 @@ test_more(void **state)
 	cJSON *j;
 
 	(void)state;
-	j = load(G "pg_stat.json");
+	j = cf_unit_load_json(G "pg_stat.json");
 	assert_int_equal(ceph_parse_pg_stat(j, &ps, err), 0);
 	assert_true(ps.ready);
 	assert_int_equal(ps.num_pgs, 33);
 	assert_int_equal(ps.active_clean, 33);
 	cJSON_Delete(j);
-	j = load(G "health_detail.json");
+	j = cf_unit_load_json(G "health_detail.json");
 	assert_int_equal(ceph_parse_health_detail(j, &h, err), 0);
 	assert_string_equal(h.status, "HEALTH_OK");
 	assert_int_equal(h.nchecks, 0);
@@ -143,7 +131,7 @@ test_more(void **state)
 	assert_string_equal(h.checks, "OSD_SLOW_PING_TIME_BACK,OSDMAP_FLAGS");
 	cJSON_Delete(j);
 	/* Where cluster_network came from: the mon's database. */
-	j = load(G "config_show_osd.0.json");
+	j = cf_unit_load_json(G "config_show_osd.0.json");
 	assert_int_equal(ceph_parse_config_show(j, "cluster_network", val,
 	    sizeof(val), src, sizeof(src), err), 1);
 	assert_string_equal(val, "198.19.0.0/24");
@@ -154,13 +142,13 @@ test_more(void **state)
 	assert_int_equal(ceph_parse_config_show(j, "cluster_addr_x", val,
 	    sizeof(val), src, sizeof(src), err), 0);
 	cJSON_Delete(j);
-	j = load(G "versions.json");
+	j = cf_unit_load_json(G "versions.json");
 	assert_int_equal(ceph_parse_versions(j, &v, err), 0);
 	assert_int_equal(v.daemons, 5);
 	assert_int_equal(v.distinct, 1);
 	assert_non_null(strstr(v.first, "16.2.15"));
 	cJSON_Delete(j);
-	j = load(G "ok-to-stop_0.json");
+	j = cf_unit_load_json(G "ok-to-stop_0.json");
 	assert_int_equal(ceph_parse_ok_to_stop(j, &ok, err), 0);
 	assert_true(ok.ok);
 	assert_int_equal(ok.nosds, 1);
@@ -228,7 +216,7 @@ test_osd_network(void **state)
 	{
 		int n = 0;
 
-		j = load(G "dump_osd_network_osd.0.json");
+		j = cf_unit_load_json(G "dump_osd_network_osd.0.json");
 		assert_int_equal(ceph_parse_osd_network(j, count_cb, &n, err),
 		    0);
 		assert_int_equal(n, 4);
@@ -257,7 +245,7 @@ test_gates(void **state)
 	struct ceph_pgdump d;
 	struct ceph_health h;
 	char err[CF_ERRLEN], val[64];
-	cJSON *j = load(G "pg_dump_pgs.json");
+	cJSON *j = cf_unit_load_json(G "pg_dump_pgs.json");
 
 	(void)state;
 	assert_int_equal(ceph_parse_pg_dump(j, 0, &d, err), 0);
@@ -294,7 +282,7 @@ test_gates(void **state)
 	assert_int_equal(ceph_parse_pg_dump(j, 0, &d, err), -1);
 	assert_non_null(strstr(err, "pg_stats"));
 	cJSON_Delete(j);
-	j = load(G "config_dump.json");
+	j = cf_unit_load_json(G "config_dump.json");
 	assert_int_equal(ceph_config_lookup(j, "global", "cluster_network", val,
 	    sizeof(val), err), 1);
 	assert_string_equal(val, "198.19.0.0/24");
@@ -411,18 +399,8 @@ test_malformed(void **state)
 	}
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cluster),
-		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_more),
-		cmocka_unit_test(test_osd_network),
-		cmocka_unit_test(test_inventory),
-		cmocka_unit_test(test_gates),
-		cmocka_unit_test(test_malformed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_cluster), cmocka_unit_test(test_status),
+    cmocka_unit_test(test_more), cmocka_unit_test(test_osd_network),
+    cmocka_unit_test(test_inventory), cmocka_unit_test(test_gates),
+    cmocka_unit_test(test_malformed))

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "child.h"
 #include "json.h"
 
@@ -54,13 +56,6 @@ test_status_and_deadline(void **state)
 	assert_non_null(strstr(err, "not installed"));
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_small_cap),
-		cmocka_unit_test(test_status_and_deadline),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_small_cap),
+    cmocka_unit_test(test_status_and_deadline))

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "config.h"
 #include "json.h"
 
@@ -69,13 +71,6 @@ test_errors_name_line(void **state)
 	    "'[section]'");
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults_and_keys),
-		cmocka_unit_test(test_errors_name_line),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_defaults_and_keys),
+    cmocka_unit_test(test_errors_name_line))

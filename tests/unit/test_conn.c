@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "auth.h"
 #include "conn.h"
 #include "log.h"
@@ -613,25 +615,14 @@ test_connect_refused(void **state)
 	assert_int_equal(cc.live, 0);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_handshake_ok),
-		cmocka_unit_test(test_wrong_key),
-		cmocka_unit_test(test_version_mismatch),
-		cmocka_unit_test(test_busy),
-		cmocka_unit_test(test_replayed_frame),
-		cmocka_unit_test(test_bad_mac_after_auth),
-		cmocka_unit_test(test_request_before_auth),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_oversize_header),
-		cmocka_unit_test(test_bad_hello),
-		cmocka_unit_test(test_auth_timeout),
-		cmocka_unit_test(test_slow_handshake),
-		cmocka_unit_test(test_truncated_then_eof),
-		cmocka_unit_test(test_connect_refused),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+CF_UNIT_MAIN(setup, teardown,
+    cmocka_unit_test(test_handshake_ok), cmocka_unit_test(test_wrong_key),
+    cmocka_unit_test(test_version_mismatch), cmocka_unit_test(test_busy),
+    cmocka_unit_test(test_replayed_frame),
+    cmocka_unit_test(test_bad_mac_after_auth),
+    cmocka_unit_test(test_request_before_auth),
+    cmocka_unit_test(test_garbage), cmocka_unit_test(test_oversize_header),
+    cmocka_unit_test(test_bad_hello), cmocka_unit_test(test_auth_timeout),
+    cmocka_unit_test(test_slow_handshake),
+    cmocka_unit_test(test_truncated_then_eof),
+    cmocka_unit_test(test_connect_refused))

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "verdict/verdict.h"
 #include "json.h"
 
@@ -348,21 +350,12 @@ test_profile_json(void **state)
 	cJSON_Delete(j);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_healthy),
-		cmocka_unit_test(test_slow_host),
-		cmocka_unit_test(test_slow_pair),
-		cmocka_unit_test(test_rack_uplink),
-		cmocka_unit_test(test_lossy_and_mtu_and_lost),
-		cmocka_unit_test(test_latency_and_asymmetry),
-		cmocka_unit_test(test_latency_fabric_wide),
-		cmocka_unit_test(test_latency_under_load),
-		cmocka_unit_test(test_hash_imbalance),
-		cmocka_unit_test(test_profile_json),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_healthy), cmocka_unit_test(test_slow_host),
+    cmocka_unit_test(test_slow_pair), cmocka_unit_test(test_rack_uplink),
+    cmocka_unit_test(test_lossy_and_mtu_and_lost),
+    cmocka_unit_test(test_latency_and_asymmetry),
+    cmocka_unit_test(test_latency_fabric_wide),
+    cmocka_unit_test(test_latency_under_load),
+    cmocka_unit_test(test_hash_imbalance),
+    cmocka_unit_test(test_profile_json))

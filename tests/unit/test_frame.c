@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "frame.h"
 #include "msg.h"
 #include "json.h"
@@ -299,21 +301,12 @@ test_msg_table(void **state)
 	assert_false(msg_preauth(MSG_STATUS));
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_empty_body),
-		cmocka_unit_test(test_truncation_every_offset),
-		cmocka_unit_test(test_byte_at_a_time),
-		cmocka_unit_test(test_two_frames),
-		cmocka_unit_test(test_oversize_length),
-		cmocka_unit_test(test_bad_magic_and_type),
-		cmocka_unit_test(test_other_version_decodes),
-		cmocka_unit_test(test_bad_mac),
-		cmocka_unit_test(test_msg_table),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_round_trip), cmocka_unit_test(test_empty_body),
+    cmocka_unit_test(test_truncation_every_offset),
+    cmocka_unit_test(test_byte_at_a_time),
+    cmocka_unit_test(test_two_frames),
+    cmocka_unit_test(test_oversize_length),
+    cmocka_unit_test(test_bad_magic_and_type),
+    cmocka_unit_test(test_other_version_decodes),
+    cmocka_unit_test(test_bad_mac), cmocka_unit_test(test_msg_table))

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "histogram.h"
 
 static int
@@ -134,15 +136,7 @@ test_merge_json(void **state)
 	free(b);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_uniform),
-		cmocka_unit_test(test_lognormal_tail),
-		cmocka_unit_test(test_small_exact_and_stats),
-		cmocka_unit_test(test_merge_json),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_uniform), cmocka_unit_test(test_lognormal_tail),
+    cmocka_unit_test(test_small_exact_and_stats),
+    cmocka_unit_test(test_merge_json))

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "core/core.h"
 #include "json.h"
 
@@ -169,15 +171,7 @@ test_long_line_and_nul(void **state)
 	assert_string_equal(err, "x:2: NUL byte in line");
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden),
-		cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_relative_key_and_find),
-		cmocka_unit_test(test_long_line_and_nul),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_golden), cmocka_unit_test(test_truncation),
+    cmocka_unit_test(test_relative_key_and_find),
+    cmocka_unit_test(test_long_line_and_nul))

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "json.h"
 
 static cJSON *
@@ -185,17 +187,8 @@ test_case_and_unknown(void **state)
 	cJSON_Delete(j);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_u32),
-		cmocka_unit_test(test_u64_i64_double),
-		cmocka_unit_test(test_bool),
-		cmocka_unit_test(test_str),
-		cmocka_unit_test(test_obj_arr_hex),
-		cmocka_unit_test(test_case_and_unknown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_u32), cmocka_unit_test(test_u64_i64_double),
+    cmocka_unit_test(test_bool), cmocka_unit_test(test_str),
+    cmocka_unit_test(test_obj_arr_hex),
+    cmocka_unit_test(test_case_and_unknown))

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "matrix/matrix.h"
 
 #define N 6
@@ -220,16 +222,8 @@ test_lost_and_empty(void **state)
 	cJSON_Delete(out);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fanout),
-		cmocka_unit_test(test_healthy),
-		cmocka_unit_test(test_oversubscribed_spine),
-		cmocka_unit_test(test_short_port),
-		cmocka_unit_test(test_lost_and_empty),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_fanout), cmocka_unit_test(test_healthy),
+    cmocka_unit_test(test_oversubscribed_spine),
+    cmocka_unit_test(test_short_port),
+    cmocka_unit_test(test_lost_and_empty))

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "mtusearch.h"
 
 struct fake {
@@ -71,14 +73,6 @@ test_degenerate(void **state)
 	assert_int_equal(mtu_search(576, 577, fake_try, &f, &tries), 576);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_pass),
-		cmocka_unit_test(test_every_limit),
-		cmocka_unit_test(test_degenerate),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_all_pass), cmocka_unit_test(test_every_limit),
+    cmocka_unit_test(test_degenerate))

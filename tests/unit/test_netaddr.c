@@ -6,6 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "netaddr.h"
 
 static void
@@ -100,14 +102,6 @@ test_loopback_equal(void **state)
 	assert_true(netaddr_equal(&a, &b));
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_endpoint),
-		cmocka_unit_test(test_cidr),
-		cmocka_unit_test(test_loopback_equal),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_endpoint), cmocka_unit_test(test_cidr),
+    cmocka_unit_test(test_loopback_equal))

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include <arpa/inet.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -294,16 +296,9 @@ test_malformed(void **state)
 	nlmsg_free(m);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bond_healthy),
-		cmocka_unit_test(test_bond_member_down),
-		cmocka_unit_test(test_bond_partner_not_aggregating),
-		cmocka_unit_test(test_route_multipath),
-		cmocka_unit_test(test_malformed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_bond_healthy),
+    cmocka_unit_test(test_bond_member_down),
+    cmocka_unit_test(test_bond_partner_not_aggregating),
+    cmocka_unit_test(test_route_multipath),
+    cmocka_unit_test(test_malformed))

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "migrate/migrate.h"
 #include "migrate/migrate_int.h"
 #include "json.h"
@@ -22,20 +24,6 @@ static struct ceph_map m;
 static struct plan_state st;
 static struct plan_opts po;
 
-static cJSON *
-load(const char *path)
-{
-	static char buf[1 << 20];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return cJSON_Parse(buf);
-}
-
 static int
 setup(void **state)
 {
@@ -45,13 +33,13 @@ setup(void **state)
 
 	(void)state;
 	memset(&m, 0, sizeof(m));
-	j = load(G "osd_dump.json");
+	j = cf_unit_load_json(G "osd_dump.json");
 	assert_int_equal(ceph_parse_osd_dump(j, &m, err), 0);
 	cJSON_Delete(j);
-	j = load(G "osd_tree.json");
+	j = cf_unit_load_json(G "osd_tree.json");
 	assert_int_equal(ceph_parse_osd_tree(j, &m, err), 0);
 	cJSON_Delete(j);
-	j = load(G "config_dump.json");
+	j = cf_unit_load_json(G "config_dump.json");
 	assert_int_equal(ceph_parse_config_dump(j, &m, err), 0);
 	cJSON_Delete(j);
 	/* A healthy cluster whose hosts all have a new address. */
@@ -502,19 +490,9 @@ test_probe_summary(void **state)
 	fclose(f);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_preflight),
-		cmocka_unit_test(test_plan_steps),
-		cmocka_unit_test(test_script),
-		cmocka_unit_test(test_rollback),
-		cmocka_unit_test(test_journal),
-		cmocka_unit_test(test_restart_argv),
-		cmocka_unit_test(test_watch_judge),
-		cmocka_unit_test(test_probe_summary),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_preflight), cmocka_unit_test(test_plan_steps),
+    cmocka_unit_test(test_script), cmocka_unit_test(test_rollback),
+    cmocka_unit_test(test_journal), cmocka_unit_test(test_restart_argv),
+    cmocka_unit_test(test_watch_judge),
+    cmocka_unit_test(test_probe_summary))

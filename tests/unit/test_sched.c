@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "matrix/matrix_int.h"
 
 static void
@@ -99,14 +101,6 @@ test_tiny(void **state)
 	sched_free(&s);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_sizes),
-		cmocka_unit_test(test_rack_cap),
-		cmocka_unit_test(test_tiny),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_all_sizes), cmocka_unit_test(test_rack_cap),
+    cmocka_unit_test(test_tiny))

@@ -13,25 +13,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "json.h"
 #include "facts/topology.h"
 
 #define FACTS "tests/golden/facts/"
 #define FRR "tests/golden/frr/"
-
-static cJSON *
-load(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	static char buf[1 << 20];
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return cJSON_Parse(buf);
-}
 
 static struct inventory inv;
 
@@ -57,7 +45,7 @@ teardown(void **state)
 static void
 test_healthy(void **state)
 {
-	cJSON *d = load(FACTS "ospf-dual.json"), *out = cJSON_CreateArray();
+	cJSON *d = cf_unit_load_json(FACTS "ospf-dual.json"), *out = cJSON_CreateArray();
 	cJSON *sum;
 
 	(void)state;
@@ -79,7 +67,7 @@ test_healthy(void **state)
 static void
 test_plane_down(void **state)
 {
-	cJSON *d = load(FACTS "ospf-dual-h1-pa-down.json");
+	cJSON *d = cf_unit_load_json(FACTS "ospf-dual-h1-pa-down.json");
 	cJSON *out = cJSON_CreateArray();
 	const cJSON *f;
 	const char *want[] = { "h1", "h2", "h3" };
@@ -140,7 +128,7 @@ link_of(cJSON *facts, const char *name)
 static void
 test_inconsistent_and_rp_filter(void **state)
 {
-	cJSON *d = load(FACTS "ospf-dual.json"), *out = cJSON_CreateArray();
+	cJSON *d = cf_unit_load_json(FACTS "ospf-dual.json"), *out = cJSON_CreateArray();
 	const cJSON *f;
 	int seen = 0;
 
@@ -188,7 +176,7 @@ frr_with(const char *key, const char *file)
 	cJSON *f = cJSON_CreateObject();
 
 	cJSON_AddBoolToObject(f, "available", true);
-	cJSON_AddItemToObject(f, key, load(file));
+	cJSON_AddItemToObject(f, key, cf_unit_load_json(file));
 	return f;
 }
 
@@ -271,17 +259,9 @@ test_frr_bad_shapes(void **state)
 	}
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_healthy),
-		cmocka_unit_test(test_plane_down),
-		cmocka_unit_test(test_inconsistent_and_rp_filter),
-		cmocka_unit_test(test_frr_captures),
-		cmocka_unit_test(test_frr_session_down),
-		cmocka_unit_test(test_frr_bad_shapes),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+CF_UNIT_MAIN(setup, teardown,
+    cmocka_unit_test(test_healthy), cmocka_unit_test(test_plane_down),
+    cmocka_unit_test(test_inconsistent_and_rp_filter),
+    cmocka_unit_test(test_frr_captures),
+    cmocka_unit_test(test_frr_session_down),
+    cmocka_unit_test(test_frr_bad_shapes))

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "json.h"
 #include "tputreq.h"
 #include "units.h"
@@ -198,17 +200,7 @@ test_units(void **state)
 	    sizeof(buf)), "1.10 GBytes");
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_bad_fields),
-		cmocka_unit_test(test_udp_rules),
-		cmocka_unit_test(test_directions),
-		cmocka_unit_test(test_stream_token),
-		cmocka_unit_test(test_units),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_fields),
+    cmocka_unit_test(test_udp_rules), cmocka_unit_test(test_directions),
+    cmocka_unit_test(test_stream_token), cmocka_unit_test(test_units))

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cf_unit.h"
+
 #include "tputstat.h"
 
 static void
@@ -176,18 +178,8 @@ test_udp_jitter(void **state)
 	assert_true(fabs(u.jitter_ns - 100) < 1e-9);
 }
 
-int
-main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tcp_delta),
-		cmocka_unit_test(test_limit),
-		cmocka_unit_test(test_jain),
-		cmocka_unit_test(test_udp_in_order),
-		cmocka_unit_test(test_udp_loss_dup_reorder),
-		cmocka_unit_test(test_udp_window),
-		cmocka_unit_test(test_udp_jitter),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_tcp_delta), cmocka_unit_test(test_limit),
+    cmocka_unit_test(test_jain), cmocka_unit_test(test_udp_in_order),
+    cmocka_unit_test(test_udp_loss_dup_reorder),
+    cmocka_unit_test(test_udp_window), cmocka_unit_test(test_udp_jitter))
