@@ -9,7 +9,9 @@
 #ifndef CF_CLI_CLI_H
 #define CF_CLI_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -74,6 +76,26 @@ int parse_num(const char *opt, const char *v, double min, double max,
 int parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
     uint32_t *out, int cap, bool ranges);
 int parse_net(const char *opt, const char *v, int *out);
+/* A numeric option: its getopt value, its name in messages, its range,
+ * and the field of the command's options struct it fills. A table of
+ * them ends with ch 0. */
+enum num_type { NUM_DOUBLE, NUM_U32, NUM_U16, NUM_INT, NUM_I64 };
+struct num_opt {
+	int ch;
+	const char *name;
+	double min, max;
+	enum num_type type;
+	size_t off;
+};
+#define NUM_OPT(ch, name, min, max, type, st, field) \
+	{ ch, name, min, max, type, offsetof(st, field) }
+/* cli_getopt is getopt_long that fills the numeric options of nums into
+ * base itself: it returns the next other option, -1 at the end, or
+ * CLI_BAD_NUMBER after printing why a number was refused. */
+#define CLI_BAD_NUMBER (-2)
+int cli_getopt(int argc, char **argv, const char *sopts,
+    const struct option *lopts, const struct num_opt *nums, void *base);
+
 /* A word of a comma list and its bit; the list ends with a NULL name
  * whose expect says what the words are ("public or cluster"). */
 struct word {

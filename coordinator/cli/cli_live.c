@@ -37,11 +37,28 @@ mesh_usage(FILE *f)
 	    "missing, 2 usage, 3 nothing measured\n");
 }
 
+enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN, O_TEST, O_START,
+    O_IVAL, O_FILTER };
+
+static const struct num_opt mesh_nums[] = {
+	NUM_OPT(O_COUNT, "--count", 1, 10000, NUM_U32, struct mesh_opts, count),
+	NUM_OPT(O_RATE, "--rate", 1, 100000, NUM_U32, struct mesh_opts, rate),
+	NUM_OPT(O_SIZE, "--size", 32, 65507, NUM_U32, struct mesh_opts, size),
+	NUM_OPT(O_RUN, "--run", 1, 1e15, NUM_I64, struct mesh_opts, run),
+	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+};
+
+static const struct num_opt watch_nums[] = {
+	NUM_OPT(O_IVAL, "--interval", 0.2, 60, NUM_DOUBLE, struct watch_opts,
+	    interval),
+	NUM_OPT('t', "-t", 0.5, 86400, NUM_DOUBLE, struct watch_opts,
+	    duration),
+	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+};
+
 int
 cmd_mesh(const struct gopts *g, int argc, char **argv)
 {
-	enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN, O_TEST,
-	    O_START };
 	static const struct option mo[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "count", required_argument, NULL, O_COUNT },
@@ -67,24 +84,10 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 	o.size = 2000;
 	o.json = g->json;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "jh", mo, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "jh", mo, mesh_nums, &o)) != -1) {
 		switch (ch) {
+		case CLI_BAD_NUMBER: return EXIT_USAGE;
 		case O_NET: net = optarg; break;
-		case O_COUNT:
-			if (parse_num("--count", optarg, 1, 10000, &d))
-				return EXIT_USAGE;
-			o.count = (uint32_t)d;
-			break;
-		case O_RATE:
-			if (parse_num("--rate", optarg, 1, 100000, &d))
-				return EXIT_USAGE;
-			o.rate = (uint32_t)d;
-			break;
-		case O_SIZE:
-			if (parse_num("--size", optarg, 32, 65507, &d))
-				return EXIT_USAGE;
-			o.size = (uint32_t)d;
-			break;
 		case O_DB: o.db = optarg; break;
 		case O_TEST:
 			if (strcmp(optarg, "lat") != 0 &&
@@ -100,11 +103,6 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 			if (parse_num("--start-at", optarg, 0, (double)time(NULL)
 			    + 3600, &start_at))
 				return EXIT_USAGE;
-			break;
-		case O_RUN:
-			if (parse_num("--run", optarg, 1, 1e15, &d))
-				return EXIT_USAGE;
-			o.run = (int64_t)d;
 			break;
 		case 'j': o.json = true; break;
 		case 'h': mesh_usage(stdout); return EXIT_PASS;
@@ -150,7 +148,6 @@ cmd_mesh(const struct gopts *g, int argc, char **argv)
 int
 cmd_watch(const struct gopts *g, int argc, char **argv)
 {
-	enum { O_NET = 256, O_IVAL, O_FILTER };
 	static const struct option wo[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "interval", required_argument, NULL, O_IVAL },
@@ -171,26 +168,16 @@ cmd_watch(const struct gopts *g, int argc, char **argv)
 	struct cli_env e;
 	const char *net = "cluster";
 	int ch, rc;
-	double d;
 
 	memset(&o, 0, sizeof(o));
 	o.interval = 5;
 	o.duration = 60;
 	o.json = g->json;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "t:jh", wo, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "t:jh", wo, watch_nums, &o)) != -1) {
 		switch (ch) {
+		case CLI_BAD_NUMBER: return EXIT_USAGE;
 		case O_NET: net = optarg; break;
-		case O_IVAL:
-			if (parse_num("--interval", optarg, 0.2, 60, &d))
-				return EXIT_USAGE;
-			o.interval = d;
-			break;
-		case 't':
-			if (parse_num("-t", optarg, 0.5, 86400, &d))
-				return EXIT_USAGE;
-			o.duration = d;
-			break;
 		case O_FILTER: o.filter = optarg; break;
 		case 'j': o.json = true; break;
 		case 'h': fputs(use, stdout); return EXIT_PASS;

@@ -74,6 +74,24 @@ static const struct word net_words[] = {
 	{ "public", 1, NULL }, { "cluster", 2, NULL }, { NULL, 0, "public or cluster" }
 };
 
+enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
+    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
+    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV };
+
+static const struct num_opt matrix_nums[] = {
+	NUM_OPT('P', "-P", 1, 64, NUM_U32, struct matrix_opts, streams),
+	NUM_OPT('t', "-t", 1, 300, NUM_DOUBLE, struct matrix_opts, secs),
+	NUM_OPT(O_RESUME, "--resume", 1, 1e15, NUM_I64, struct matrix_opts,
+	    resume),
+	NUM_OPT(O_MPR, "--max-per-rack", 1, 1000, NUM_INT, struct matrix_opts,
+	    max_per_rack),
+	NUM_OPT(O_CONC, "--concurrency", 1, 64, NUM_INT, struct matrix_opts,
+	    concurrency),
+	NUM_OPT(O_LRATE, "--lat-rate", 1, 100000, NUM_U32, struct matrix_opts,
+	    lat_rate),
+	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+};
+
 /* matrix_parse: the options of matrix and report into o (and --net's
  * list into nets); 1 when --help was printed, -1 on a usage error (the
  * line printed), else 0 with argv[optind] the first operand. */
@@ -81,9 +99,6 @@ static int
 matrix_parse(const struct gopts *g, int argc, char **argv,
     struct matrix_opts *o, const char **nets)
 {
-	enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
-	    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
-	    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV };
 	static const struct option mopts[] = {
 		{ "net", required_argument, NULL, O_NET },
 		{ "tests", required_argument, NULL, O_TESTS },
@@ -109,7 +124,6 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		{ NULL, 0, NULL, 0 }
 	};
 	char err[CF_ERRLEN];
-	double d;
 	int ch;
 
 	memset(o, 0, sizeof(*o));
@@ -122,21 +136,14 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 	o->json_stdout = g->json;
 	profile_defaults(&o->prof);
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "P:t:h", mopts, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "P:t:h", mopts, matrix_nums,
+	    o)) != -1) {
 		switch (ch) {
+		case CLI_BAD_NUMBER: return -1;
 		case O_NET: *nets = optarg; break;
 		case O_TESTS:
 			if (parse_words("matrix: --tests", optarg, test_words,
 			    &o->tests) == -1)
-				return -1;
-			break;
-		case 'P':
-			if (parse_num("-P", optarg, 1, 64, &d))
-				return -1;
-			o->streams = (uint32_t)d;
-			break;
-		case 't':
-			if (parse_num("-t", optarg, 1, 300, &o->secs))
 				return -1;
 			break;
 		case O_MODE:
@@ -152,11 +159,6 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 			o->prof_given = true;
 			break;
 		case O_DB: o->db = optarg; break;
-		case O_RESUME:
-			if (parse_num("--resume", optarg, 1, 1e15, &d))
-				return -1;
-			o->resume = (int64_t)d;
-			break;
 		case O_HTML: o->html = optarg; break;
 		case O_JSONF:
 			/* '-': the JSON on stdout instead of the table. */
@@ -168,25 +170,10 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		case O_JUNIT: o->junit = optarg; break;
 		case O_PROM: o->prom = optarg; break;
 		case O_CSV: o->csv = optarg; break;
-		case O_MPR:
-			if (parse_num("--max-per-rack", optarg, 1, 1000, &d))
-				return -1;
-			o->max_per_rack = (int)d;
-			break;
-		case O_CONC:
-			if (parse_num("--concurrency", optarg, 1, 64, &d))
-				return -1;
-			o->concurrency = (int)d;
-			break;
 		case O_MESH: o->lat_mesh = 1; break;
 		case O_LLOAD: o->lat_loaded = true; break;
 		case O_CCONF: o->ceph_conf = optarg; break;
 		case O_CNAME: o->ceph_name = optarg; break;
-		case O_LRATE:
-			if (parse_num("--lat-rate", optarg, 1, 100000, &d))
-				return -1;
-			o->lat_rate = (uint32_t)d;
-			break;
 		case 'h': matrix_usage(stdout); return 1;
 		default: matrix_usage(stderr); return -1;
 		}

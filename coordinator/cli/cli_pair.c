@@ -91,14 +91,25 @@ struct pair_cli {
 	int have_len, have_stride, have_t;
 };
 
+enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL, O_SKIP,
+    O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
+
+static const struct num_opt pair_nums[] = {
+	NUM_OPT('P', "-P", 1, TPUTREQ_MAX_STREAMS, NUM_U32, struct pair_opts,
+	    streams),
+	NUM_OPT(O_SPB, "--sport-base", 1024, 65535, NUM_U16, struct pair_opts,
+	    sport_base),
+	NUM_OPT(O_IVAL, "--interval", 0.1, 60, NUM_DOUBLE, struct pair_opts,
+	    interval),
+	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+};
+
 /* pair_parse: pair's options into o and pc; 1 when --help was printed,
  * -1 on a usage error (printed), else 0. */
 static int
 pair_parse(const struct gopts *g, int argc, char **argv,
     struct pair_opts *o, struct pair_cli *pc)
 {
-	enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL,
-	    O_SKIP, O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
 	static const struct option popts[] = {
 		{ "sport-sweep", required_argument, NULL, O_SWEEP },
 		{ "shared", no_argument, NULL, O_SHARED },
@@ -135,15 +146,11 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 	/* 0, not 1: glibc re-initialises getopt, dropping the '+' (stop at
 	 * the first operand) mode main() used, so options may follow A B. */
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "P:t:Rl:w:Zjh", popts,
-	    NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "P:t:Rl:w:Zjh", popts, pair_nums,
+	    o)) != -1) {
 		switch (ch) {
+		case CLI_BAD_NUMBER: return -1;
 		case O_NET: pc->net = optarg; break;
-		case 'P':
-			if (parse_num("-P", optarg, 1, TPUTREQ_MAX_STREAMS, &d))
-				return -1;
-			o->streams = (uint32_t)d;
-			break;
 		case 't':
 			if (parse_num("-t", optarg, 0.1, 86400, &o->duration))
 				return -1;
@@ -168,11 +175,6 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 				return -1;
 			}
 			break;
-		case O_SPB:
-			if (parse_num("--sport-base", optarg, 1024, 65535, &d))
-				return -1;
-			o->sport_base = (uint16_t)d;
-			break;
 		case O_SPS:
 			if (parse_num("--sport-stride", optarg, 1, 1024, &d))
 				return -1;
@@ -180,11 +182,6 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 			pc->have_stride = 1;
 			break;
 		case O_UDP: o->udp = true; break;
-		case O_IVAL:
-			if (parse_num("--interval", optarg, 0.1, 60,
-			    &o->interval))
-				return -1;
-			break;
 		case 'w':
 			if (units_size(optarg, &u) == -1 || u < 4096 ||
 			    u > (1u << 30)) {
@@ -322,23 +319,34 @@ probe_usage(FILE *f)
 	    "sampled)\n");
 }
 
+enum { P_NET = 256, P_TCP, P_UDP, P_SIZE, P_COUNT, P_RATE, P_LOADED, P_PORTS,
+    P_FROM, P_TO };
+
+static const struct num_opt probe_nums[] = {
+	NUM_OPT(P_COUNT, "--count", 1, 1000000, NUM_U32, struct probe_cmd_opts,
+	    count),
+	NUM_OPT('t', "-t", 0.1, 86400, NUM_DOUBLE, struct probe_cmd_opts,
+	    duration),
+	NUM_OPT(P_RATE, "--rate", 1, 100000, NUM_U32, struct probe_cmd_opts,
+	    rate),
+	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+};
+
 static int
 cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 {
-	enum { O_NET = 256, O_TCP, O_UDP, O_SIZE, O_COUNT, O_RATE, O_LOADED,
-	    O_PORTS, O_FROM, O_TO };
 	static const struct option popts[] = {
-		{ "net", required_argument, NULL, O_NET },
-		{ "tcp", no_argument, NULL, O_TCP },
-		{ "udp", no_argument, NULL, O_UDP },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "count", required_argument, NULL, O_COUNT },
+		{ "net", required_argument, NULL, P_NET },
+		{ "tcp", no_argument, NULL, P_TCP },
+		{ "udp", no_argument, NULL, P_UDP },
+		{ "size", required_argument, NULL, P_SIZE },
+		{ "count", required_argument, NULL, P_COUNT },
 		{ "time", required_argument, NULL, 't' },
-		{ "rate", required_argument, NULL, O_RATE },
-		{ "loaded", no_argument, NULL, O_LOADED },
-		{ "ports", required_argument, NULL, O_PORTS },
-		{ "from-net", required_argument, NULL, O_FROM },
-		{ "to-net", required_argument, NULL, O_TO },
+		{ "rate", required_argument, NULL, P_RATE },
+		{ "loaded", no_argument, NULL, P_LOADED },
+		{ "ports", required_argument, NULL, P_PORTS },
+		{ "from-net", required_argument, NULL, P_FROM },
+		{ "to-net", required_argument, NULL, P_TO },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -348,7 +356,6 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 	uint32_t tmp[128];
 	const char *net = NULL;
 	int ch, rc, i, n, have_from = 0, have_to = 0;
-	double d;
 
 	memset(&o, 0, sizeof(o));
 	o.kind = (enum probe_cmd_kind)kind;
@@ -356,33 +363,21 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 	o.count = 1000;
 	o.duration = 0;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "t:jh", popts, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "t:jh", popts, probe_nums,
+	    &o)) != -1) {
 		switch (ch) {
-		case O_NET: net = optarg; break;
-		case O_TCP: o.tcp = true; break;
-		case O_UDP: o.tcp = false; break;
-		case O_SIZE:
+		case CLI_BAD_NUMBER: return EXIT_USAGE;
+		case P_NET: net = optarg; break;
+		case P_TCP: o.tcp = true; break;
+		case P_UDP: o.tcp = false; break;
+		case P_SIZE:
 			if ((n = parse_list("--size", optarg, 32, 65536,
 			    o.sizes, 16, false)) == -1)
 				return EXIT_USAGE;
 			o.nsizes = n;
 			break;
-		case O_COUNT:
-			if (parse_num("--count", optarg, 1, 1000000, &d))
-				return EXIT_USAGE;
-			o.count = (uint32_t)d;
-			break;
-		case 't':
-			if (parse_num("-t", optarg, 0.1, 86400, &o.duration))
-				return EXIT_USAGE;
-			break;
-		case O_RATE:
-			if (parse_num("--rate", optarg, 1, 100000, &d))
-				return EXIT_USAGE;
-			o.rate = (uint32_t)d;
-			break;
-		case O_LOADED: o.loaded = true; break;
-		case O_PORTS:
+		case P_LOADED: o.loaded = true; break;
+		case P_PORTS:
 			if ((n = parse_list("--ports", optarg, 1, 65535, tmp,
 			    128, true)) == -1)
 				return EXIT_USAGE;
@@ -390,12 +385,12 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 				o.ports[i] = (uint16_t)tmp[i];
 			o.nports = n;
 			break;
-		case O_FROM:
+		case P_FROM:
 			if (parse_net("--from-net", optarg, &o.net))
 				return EXIT_USAGE;
 			have_from = 1;
 			break;
-		case O_TO:
+		case P_TO:
 			if (parse_net("--to-net", optarg, &o.to_net))
 				return EXIT_USAGE;
 			have_to = 1;

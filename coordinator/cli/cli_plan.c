@@ -41,6 +41,11 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_NEW = 256, O_CONF, O_NAME, O_DEPLOY, O_BATCH, O_SETTLE,
 	    O_OUT, O_SCRIPT };
+	static const struct num_opt plan_nums[] = {
+		NUM_OPT(O_SETTLE, "--settle", 0, 3600, NUM_DOUBLE,
+		    struct plan_opts, settle),
+		{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+	};
 	static const struct option po[] = {
 		{ "cluster-network", required_argument, NULL, O_NEW },
 		{ "ceph-conf", required_argument, NULL, O_CONF },
@@ -81,8 +86,9 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 	o.grace = 20;
 	co.timeout = g->timeout > 0 ? g->timeout : 15;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "h", po, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "h", po, plan_nums, &o)) != -1) {
 		switch (ch) {
+		case CLI_BAD_NUMBER: rc = EXIT_USAGE; break;
 		case O_NEW:
 			if (netcidr_parse(optarg, &o.new_net) == -1) {
 				fprintf(stderr, "cephfab: plan: --cluster-network: "
@@ -110,10 +116,6 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 				rc = EXIT_USAGE;
 			else
 				o.batch = (int)d;
-			break;
-		case O_SETTLE:
-			if (parse_num("--settle", optarg, 0, 3600, &o.settle))
-				rc = EXIT_USAGE;
 			break;
 		case O_OUT: out = optarg; break;
 		case O_SCRIPT: script = optarg; break;
@@ -183,6 +185,17 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	enum { O_PLAN = 256, O_EXEC, O_JOURNAL, O_RESUME, O_ROLLBACK,
 	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL, O_RETR,
 	    O_PROBE };
+	static const struct num_opt migrate_nums[] = {
+		NUM_OPT(O_INACTIVE, "--inactive-limit", 1, 86400, NUM_DOUBLE,
+		    struct migrate_opts, inactive_limit),
+		NUM_OPT(O_SLOW, "--slow-ops-limit", 1, 86400, NUM_DOUBLE,
+		    struct migrate_opts, slow_ops_limit),
+		NUM_OPT(O_POLL, "--poll", 0.2, 60, NUM_DOUBLE,
+		    struct migrate_opts, poll),
+		NUM_OPT(O_RETR, "--retrans-limit", 0, 100, NUM_DOUBLE,
+		    struct migrate_opts, retrans_limit),
+		{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+	};
 	static const struct option mo[] = {
 		{ "plan", required_argument, NULL, O_PLAN },
 		{ "execute", no_argument, NULL, O_EXEC },
@@ -237,8 +250,9 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	o.retrans_limit = 2;
 	o.retrans_min = 1000;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "h", mo, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "h", mo, migrate_nums, &o)) != -1) {
 		switch (ch) {
+		case CLI_BAD_NUMBER: rc = EXIT_USAGE; break;
 		case O_PLAN: o.plan_path = optarg; break;
 		case O_EXEC: o.execute = true; break;
 		case O_JOURNAL: o.journal_path = optarg; break;
@@ -247,25 +261,6 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 		case O_RESTART: o.restart_cmd = optarg; break;
 		case O_CONF: o.co.conf = optarg; break;
 		case O_NAME: o.co.name = optarg; break;
-		case O_INACTIVE:
-			if (parse_num("--inactive-limit", optarg, 1, 86400,
-			    &o.inactive_limit))
-				rc = EXIT_USAGE;
-			break;
-		case O_SLOW:
-			if (parse_num("--slow-ops-limit", optarg, 1, 86400,
-			    &o.slow_ops_limit))
-				rc = EXIT_USAGE;
-			break;
-		case O_POLL:
-			if (parse_num("--poll", optarg, 0.2, 60, &o.poll))
-				rc = EXIT_USAGE;
-			break;
-		case O_RETR:
-			if (parse_num("--retrans-limit", optarg, 0, 100,
-			    &o.retrans_limit))
-				rc = EXIT_USAGE;
-			break;
 		case O_PROBE:
 			if (optarg[0] == '\0' || optarg[0] == '-' ||
 			    strlen(optarg) > 128) {

@@ -178,3 +178,38 @@ parse_words(const char *opt, const char *v, const struct word *w, int *out)
 	}
 	return 0;
 }
+
+/* num_set stores d in the field of base that n names. */
+static void
+num_set(const struct num_opt *n, void *base, double d)
+{
+	char *f = (char *)base + n->off;
+
+	switch (n->type) {
+	case NUM_DOUBLE: *(double *)(void *)f = d; break;
+	case NUM_U32: *(uint32_t *)(void *)f = (uint32_t)d; break;
+	case NUM_U16: *(uint16_t *)(void *)f = (uint16_t)d; break;
+	case NUM_INT: *(int *)(void *)f = (int)d; break;
+	case NUM_I64: *(int64_t *)(void *)f = (int64_t)d; break;
+	}
+}
+
+int
+cli_getopt(int argc, char **argv, const char *sopts,
+    const struct option *lopts, const struct num_opt *nums, void *base)
+{
+	const struct num_opt *n;
+	double d;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		for (n = nums; n && n->ch != 0 && n->ch != ch; n++)
+			;
+		if (n == NULL || n->ch == 0)
+			return ch;
+		if (parse_num(n->name, optarg, n->min, n->max, &d))
+			return CLI_BAD_NUMBER;
+		num_set(n, base, d);
+	}
+	return -1;
+}
