@@ -132,8 +132,7 @@ static void
 on_status(struct agent *a, struct conn *c, const struct frame_hdr *h,
     const cJSON *body)
 {
-	(void)h;
-	(void)body;
+	(void)h, (void)body;
 	agent_status(a, c);
 }
 

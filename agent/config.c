@@ -118,8 +118,7 @@ static int
 config_section_cb(void *udata, const char *kind, const char *name, int line,
     char *err)
 {
-	(void)udata;
-	(void)line;
+	(void)udata, (void)line;
 	if (strcmp(kind, "agent") != 0 || *name != '\0') {
 		snprintf(err, CF_ERRLEN, "unknown section [%s%s%s] (only "
 		    "[agent])", kind, *name ? " " : "", name);

@@ -14,6 +14,7 @@
 #ifndef CF_CONN_H
 #define CF_CONN_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "queue_compat.h"
@@ -157,5 +158,11 @@ void conn_bye(struct conn *c);
 /* conn_close closes at once. */
 void conn_close(struct conn *c, enum conn_reason reason, const char *detail);
 bool conn_closed(const struct conn *c);
+
+/* conn_vrefusal: a request of type refused: the reason formatted from
+ * fmt, logged with the peer, and returned as a reply body {"error":
+ * reason} for the caller to complete and send (NULL without memory). */
+cJSON *conn_vrefusal(struct conn *c, unsigned type, const char *fmt,
+    va_list ap) __attribute__((format(printf, 3, 0)));
 
 #endif

@@ -79,4 +79,9 @@ void frame_rx_free(struct frame_rx *rx);
 void frame_mac(const uint8_t key[FRAME_KEY_LEN], const uint8_t *hdr,
     const uint8_t *body, size_t len, uint8_t tag[FRAME_TAG_LEN]);
 
+/* Big-endian fields, as every fixed header here is written. */
+void frame_put16(uint8_t *p, uint16_t v);
+void frame_put32(uint8_t *p, uint32_t v);
+uint32_t frame_get32(const uint8_t *p);
+
 #endif

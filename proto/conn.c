@@ -25,8 +25,7 @@ static void conn_timer_cb(struct ev_loop *, ev_timer *, int);
 static void
 conn_reaper_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	conn_ctx_reap(w->data);
 }
 
@@ -267,8 +266,7 @@ conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	ssize_t n;
 	int rc;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	n = read(c->fd, buf, sizeof(buf));
 	if (n == -1) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -370,8 +368,7 @@ conn_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct conn *c = w->data;
 	char msg[CF_ERRLEN];
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	switch (c->state) {
 	case CONN_CONNECTING:
 		if (c->close_detail[0] != '\0')
@@ -485,33 +482,36 @@ conn_adopt(struct conn_ctx *ctx, int fd, enum conn_role role,
 	return c;
 }
 
+/* conn_begin: an adopted socket's first state, its first watcher and
+ * the handshake deadline. For a server (conn_accept) the 5 s cover the
+ * whole handshake: a peer that never authenticates is dropped however
+ * slowly it trickles bytes. A client (conn_attach) is writable at once:
+ * conn_connected() sends HELLO from the loop. */
+static struct conn *
+conn_begin(struct conn_ctx *ctx, int fd, enum conn_role role,
+    const char *peer, const struct conn_ops *ops, void *udata)
+{
+	struct conn *c = conn_adopt(ctx, fd, role, peer, ops, udata);
+
+	if (c == NULL)
+		return NULL;
+	conn_change_state(c, role == CONN_SERVER ? CONN_HELLO :
+	    CONN_CONNECTING);
+	ev_io_start(ctx->loop, role == CONN_SERVER ? &c->rio : &c->wio);
+	conn_set_timer(c, ctx->auth_timeout);
+	return c;
+}
+
 struct conn *
 conn_accept(struct conn_ctx *ctx, int fd, const char *peer,
     const struct conn_ops *ops, void *udata)
 {
-	struct conn *c = conn_adopt(ctx, fd, CONN_SERVER, peer, ops, udata);
-
-	if (c == NULL)
-		return NULL;
-	conn_change_state(c, CONN_HELLO);
-	ev_io_start(ctx->loop, &c->rio);
-	/* The 5 s deadline covers the whole handshake: a peer that never
-	 * authenticates is dropped however slowly it trickles bytes. */
-	conn_set_timer(c, ctx->auth_timeout);
-	return c;
+	return conn_begin(ctx, fd, CONN_SERVER, peer, ops, udata);
 }
 
 struct conn *
 conn_attach(struct conn_ctx *ctx, int fd, const char *peer,
     const struct conn_ops *ops, void *udata)
 {
-	struct conn *c = conn_adopt(ctx, fd, CONN_CLIENT, peer, ops, udata);
-
-	if (c == NULL)
-		return NULL;
-	conn_change_state(c, CONN_CONNECTING);
-	/* Writable at once: conn_connected() sends HELLO from the loop. */
-	ev_io_start(ctx->loop, &c->wio);
-	conn_set_timer(c, ctx->auth_timeout);
-	return c;
+	return conn_begin(ctx, fd, CONN_CLIENT, peer, ops, udata);
 }

@@ -6,6 +6,7 @@
 #include "conn_int.h"
 #include "log.h"
 #include "msg.h"
+#include "json.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -202,4 +203,18 @@ conn_bye(struct conn *c)
 		conn_queue(c, MSG_BYE, 0, NULL);
 	if (c->state != CONN_CLOSED)
 		conn_linger(c, CONN_R_OK, "bye");
+}
+
+cJSON *
+conn_vrefusal(struct conn *c, unsigned type, const char *fmt, va_list ap)
+{
+	char msg[CF_ERRLEN];
+	cJSON *b;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_warnx("%s: %s refused: %s", c->peer, msg_name(type), msg);
+	b = cJSON_CreateObject();
+	if (b != NULL)
+		cJSON_AddStringToObject(b, "error", msg);
+	return b;
 }

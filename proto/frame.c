@@ -11,15 +11,15 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-static void
-put16(uint8_t *p, uint16_t v)
+void
+frame_put16(uint8_t *p, uint16_t v)
 {
 	p[0] = v >> 8;
 	p[1] = v & 0xff;
 }
 
-static void
-put32(uint8_t *p, uint32_t v)
+void
+frame_put32(uint8_t *p, uint32_t v)
 {
 	p[0] = v >> 24;
 	p[1] = (v >> 16) & 0xff;
@@ -27,8 +27,8 @@ put32(uint8_t *p, uint32_t v)
 	p[3] = v & 0xff;
 }
 
-static uint32_t
-get32(const uint8_t *p)
+uint32_t
+frame_get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	    (uint32_t)p[2] << 8 | p[3];
@@ -37,13 +37,13 @@ get32(const uint8_t *p)
 void
 frame_hdr_pack(const struct frame_hdr *h, uint8_t out[FRAME_HDR_LEN])
 {
-	put32(out, FRAME_MAGIC);
+	frame_put32(out, FRAME_MAGIC);
 	out[4] = h->version;
 	out[5] = h->type;
-	put16(out + 6, h->flags);
-	put32(out + 8, h->len);
-	put32(out + 12, (uint32_t)(h->seq >> 32));
-	put32(out + 16, (uint32_t)h->seq);
+	frame_put16(out + 6, h->flags);
+	frame_put32(out + 8, h->len);
+	frame_put32(out + 12, (uint32_t)(h->seq >> 32));
+	frame_put32(out + 16, (uint32_t)h->seq);
 }
 
 int
@@ -52,16 +52,16 @@ frame_hdr_unpack(const uint8_t in[FRAME_HDR_LEN], struct frame_hdr *h,
 {
 	size_t limit;
 
-	if (get32(in) != FRAME_MAGIC) {
+	if (frame_get32(in) != FRAME_MAGIC) {
 		snprintf(err, CF_ERRLEN, "bad magic 0x%08x (not a cephfab "
-		    "peer?)", get32(in));
+		    "peer?)", frame_get32(in));
 		return -1;
 	}
 	h->version = in[4];
 	h->type = in[5];
 	h->flags = (uint16_t)(in[6] << 8 | in[7]);
-	h->len = get32(in + 8);
-	h->seq = (uint64_t)get32(in + 12) << 32 | get32(in + 16);
+	h->len = frame_get32(in + 8);
+	h->seq = (uint64_t)frame_get32(in + 12) << 32 | frame_get32(in + 16);
 	limit = msg_limit(h->type);
 	if (limit == 0) {
 		snprintf(err, CF_ERRLEN, "unknown message type %u", h->type);

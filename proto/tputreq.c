@@ -1,5 +1,6 @@
 /* tputreq: throughput test requests on the wire, see include/tputreq.h. */
 #include "tputreq.h"
+#include "frame.h"
 #include "json.h"
 
 #include <stdio.h>
@@ -177,23 +178,14 @@ tputreq_decode(const cJSON *b, bool connect, struct test_spec *s, char *err)
 	return 0;
 }
 
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = (v >> 16) & 0xff;
-	p[2] = (v >> 8) & 0xff;
-	p[3] = v & 0xff;
-}
-
 void
 tputreq_stream_hdr(const struct test_spec *s, uint32_t idx,
     uint8_t out[TPUTREQ_STREAM_HDR])
 {
 	memcpy(out, TPUTREQ_STREAM_MAGIC, 8);
 	memcpy(out + 8, s->token, TPUTREQ_TOKEN_LEN);
-	put32(out + 40, idx);
-	put32(out + 44, 0);
+	frame_put32(out + 40, idx);
+	frame_put32(out + 44, 0);
 }
 
 int

@@ -365,8 +365,7 @@ watch_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 	struct watch *w = a->data;
 	cJSON *items, *it;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	pthread_mutex_lock(&w->mu);
 	items = w->pending;
 	w->pending = cJSON_CreateArray();

@@ -66,20 +66,17 @@ static void
 engine_refuse(struct conn *c, unsigned type, const char *id, const char *code,
     const char *fmt, ...)
 {
-	char msg[CF_ERRLEN];
-	cJSON *b = cJSON_CreateObject();
 	va_list ap;
+	cJSON *b;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	b = conn_vrefusal(c, type, fmt, ap);
 	va_end(ap);
-	log_warnx("%s: %s refused: %s", c->peer, msg_name(type), msg);
 	if (b == NULL)
 		return;
 	if (id)
 		cJSON_AddStringToObject(b, "test", id);
 	cJSON_AddStringToObject(b, "code", code);
-	cJSON_AddStringToObject(b, "error", msg);
 	engine_reply(c, type, b);
 }
 
@@ -210,8 +207,7 @@ pending_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	uint32_t idx;
 	ssize_t n;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	n = read(p->fd, p->hdr + p->off, sizeof(p->hdr) - p->off);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -256,8 +252,7 @@ pending_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct pending *p = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	log_warnx("test %s: data connection from %s sent no token within "
 	    "%.0f s: closed", p->t->spec.id, p->peer, HDR_SECS);
 	close(p->fd);
@@ -468,8 +463,7 @@ test_interval_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	cJSON *b = cJSON_CreateObject(), *arr;
 	uint32_t i;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	if (b == NULL)
 		return;
 	cJSON_AddStringToObject(b, "test", t->spec.id);
@@ -490,8 +484,7 @@ test_guard_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct test *t = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	test_fail(t, "streams still running %.0f s after the test's end: "
 	    "stopped", GUARD_GRACE);
 }
@@ -501,8 +494,7 @@ test_setup_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct test *t = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	test_fail(t, "only %u of %u streams were in place after %.0f s",
 	    t->nready, t->n, SETUP_SECS);
 }
@@ -512,8 +504,7 @@ test_done_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
 	struct test *t = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	if (atomic_load(&t->threads_done) == t->threads)
 		test_finish(t);
 }

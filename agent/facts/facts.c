@@ -277,8 +277,7 @@ facts_done_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
 	struct facts_job *j = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	if (j->result == NULL)
 		return;		/* a wake-up before the thread's */
 	if (j->owner) {

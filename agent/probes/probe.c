@@ -39,15 +39,12 @@ static void
 probe_refuse(struct conn *c, unsigned type, const char *id, const char *fmt,
     ...)
 {
-	char msg[CF_ERRLEN];
-	cJSON *b = cJSON_CreateObject();
 	va_list ap;
+	cJSON *b;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	b = conn_vrefusal(c, type, fmt, ap);
 	va_end(ap);
-	log_warnx("%s: %s refused: %s", c->peer, msg_name(type), msg);
-	cJSON_AddStringToObject(b, "error", msg);
 	probe_reply(c, type, id ? id : "", b);
 }
 
@@ -81,8 +78,7 @@ probe_done_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
 	struct probe *p = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	/* Runners answer with their result; responders just end. */
 	if (p->result != NULL && p->owner != NULL) {
 		probe_reply(p->owner, MSG_PROBE_RUN, p->id, p->result);
@@ -98,8 +94,7 @@ probe_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct probe *p = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	/* Responders end by themselves; this catches the ones without a
 	 * thread (port listeners) and anything stuck. */
 	probe_free(p);

@@ -107,6 +107,20 @@ finished(struct probe *p)
 	ev_async_send(p->ps->loop, &p->done);
 }
 
+/* runner_done ends a runner thread: its socket closed (fd -1: none), the
+ * error added when err is not NULL, res handed to the loop. */
+static void *
+runner_done(struct probe *p, cJSON *res, int fd, const char *err)
+{
+	if (fd != -1)
+		close(fd);
+	if (err)
+		cJSON_AddStringToObject(res, "error", err);
+	p->result = res;
+	finished(p);
+	return NULL;
+}
+
 /* --- responders ------------------------------------------------------ */
 
 void *
@@ -541,17 +555,9 @@ probe_run_latency(void *arg)
 		if (o)
 			cJSON_AddItemToArray(arr, o);
 	}
-	close(fd);
-	p->result = res;
-	finished(p);
-	return NULL;
+	return runner_done(p, res, fd, NULL);
 fail:
-	if (fd != -1)
-		close(fd);
-	cJSON_AddStringToObject(res, "error", err);
-	p->result = res;
-	finished(p);
-	return NULL;
+	return runner_done(p, res, fd, err);
 }
 
 /* mtu_try: does a DF datagram of 'size' IP bytes reach the responder?
@@ -658,17 +664,9 @@ probe_run_mtu(void *arg)
 		cJSON_AddNumberToObject(res, "probes", n);
 	}
 	cJSON_AddNumberToObject(res, "path", lo);
-	close(fd);
-	p->result = res;
-	finished(p);
-	return NULL;
+	return runner_done(p, res, fd, NULL);
 fail:
-	if (fd != -1)
-		close(fd);
-	cJSON_AddStringToObject(res, "error", err);
-	p->result = res;
-	finished(p);
-	return NULL;
+	return runner_done(p, res, fd, err);
 }
 
 /* probe_run_ports connects to every port at once and classifies each as

@@ -115,8 +115,7 @@ cmd_hosts(const struct gopts *g, int argc, char **argv)
 int
 cmd_version(const struct gopts *g, int argc, char **argv)
 {
-	(void)g;
-	(void)argc;
+	(void)g, (void)argc;
 	(void)argv;
 	printf("cephfab %s (protocol %d)\n", CF_VERSION, CF_PROTO_VERSION);
 	return EXIT_PASS;

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <cjson/cJSON.h>
 
 #include "queue_compat.h"
@@ -153,5 +154,18 @@ int out_file_close(struct out_file *o, char *err);
 
 /* out_duration formats seconds as "3d4h", "5h12m", "7m3s" or "42s". */
 const char *out_duration(double secs, char *buf, size_t sz);
+
+/* self_argv_begin: "cephfab -i INVENTORY [-k KEY] -t TIMEOUT" into argv
+ * (the strings are the caller's); returns how many. */
+int self_argv_begin(char **argv, const char *inventory, const char *key,
+    const char *timeout);
+/* self_spawn runs this program with argv, its stdout on a pipe (*fd, the
+ * caller's to read and close) and its stderr on /dev/null; the child's
+ * PID, or -1 when it could not start. */
+pid_t self_spawn(char *const argv[], int *fd);
+/* self_run runs this program with args (no shell: any path works), at
+ * most timeout seconds, and parses what it prints into *out (NULL when
+ * nothing parses); the exit status, -1 when it could not run. */
+int self_run(const char *const *args, double timeout, cJSON **out);
 
 #endif

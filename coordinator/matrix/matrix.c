@@ -280,7 +280,6 @@ static void
 job_start(struct mrun *m, struct job *j)
 {
 	char *argv[32], bufs[8][32];
-	int p[2];
 
 	if (is_tput(j->test) && mtu_blocked(m, j->net, j->a, j->b)) {
 		cJSON *d = cJSON_CreateObject();
@@ -297,35 +296,14 @@ job_start(struct mrun *m, struct job *j)
 		return;
 	}
 	matrix_job_argv(j, argv, bufs);
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		j->status = 3 << 8;
-		j->exited = j->eof = true;
-		m->running++;
-		job_finish(j);
-		return;
-	}
-	j->pid = fork();
-	if (j->pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(p[1], STDOUT_FILENO);
-		if (null != -1)
-			dup2(null, STDERR_FILENO);
-		/* Children stop by themselves at their deadlines; a
-		 * Ctrl-C on the terminal reaches them too. */
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(p[1]);
 	m->running++;
-	if (j->pid == -1) {
-		close(p[0]);
+	if ((j->pid = self_spawn(argv, &j->fd)) == -1) {
+		j->pid = 0;
 		j->status = 3 << 8;
 		j->exited = j->eof = true;
 		job_finish(j);
 		return;
 	}
-	j->fd = p[0];
 	fcntl(j->fd, F_SETFL, fcntl(j->fd, F_GETFL) | O_NONBLOCK);
 	ev_io_init(&j->rw, job_read_cb, j->fd, EV_READ);
 	ev_child_init(&j->cw, job_child_cb, j->pid, 0);
@@ -389,8 +367,7 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	struct mrun *m = w->data;
 	int i;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	m->interrupted = true;
 	out_progress_done();
 	log_warnx("interrupted: stopping the running cells");

@@ -9,18 +9,10 @@ void
 matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
 {
 	const struct matrix_opts *o = j->m->o;
-	int k = 0;
+	int k;
 
-	argv[k++] = "cephfab";
-	argv[k++] = "-i";
-	argv[k++] = (char *)o->inventory;
-	if (o->key) {
-		argv[k++] = "-k";
-		argv[k++] = (char *)o->key;
-	}
 	snprintf(bufs[0], 32, "%.1f", o->timeout);
-	argv[k++] = "-t";
-	argv[k++] = bufs[0];
+	k = self_argv_begin(argv, o->inventory, o->key, bufs[0]);
 	if (j->test == T_CEPHHB) {
 		argv[k++] = "ceph-heartbeats";
 		argv[k++] = "--ceph-conf";

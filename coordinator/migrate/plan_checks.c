@@ -9,32 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* self_run runs this program with ARGS (no shell: any path works) and
- * parses what it prints; the exit status, -1 when it could not run. */
-static int
-self_run(const char *const *args, double timeout, cJSON **out)
-{
-	const char *argv[32];
-	char self[4096], *buf = NULL, err[CF_ERRLEN];
-	ssize_t sl;
-	size_t len = 0;
-	int i, rc;
-
-	*out = NULL;
-	if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
-		return -1;
-	self[sl] = '\0';
-	argv[0] = self;
-	for (i = 0; args[i] && i < 30; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	rc = child_run(argv, timeout, 0, &buf, &len, 64u << 20, err);
-	if (buf)
-		*out = cJSON_ParseWithLength(buf, len);
-	free(buf);
-	return rc;
-}
-
 void
 plan_host_addrs(const char *inventory, const char *key, struct plan_state *ps)
 {

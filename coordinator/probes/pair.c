@@ -281,8 +281,7 @@ pair_startw_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct prun *p = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	if (p->state == PS_SETUP)
 		pair_send_start(p);
 }
@@ -325,8 +324,7 @@ pair_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct prun *p = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	pair_fail(p, p->started ? "no END from both agents %.0f s after the "
 	    "test's end" : "setting up the test took longer than %.0f s",
 	    p->started ? 20.0 : 15.0);
@@ -335,8 +333,7 @@ pair_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static void
 pair_linger_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	pair_stop(w->data);
 }
 
@@ -345,8 +342,7 @@ pair_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct prun *p = w->data;
 
-	(void)loop;
-	(void)revents;
+	(void)loop, (void)revents;
 	out_progress_done();
 	pair_fail(p, "interrupted (signal %d)", w->signum);
 }

@@ -30,22 +30,14 @@ one_stream(const struct sweep_opts *o, unsigned sport)
 {
 	char port[16], secs[32], tmo[32], *argv[32], *out = NULL;
 	size_t len = 0, cap = 0;
-	int p[2], k = 0, st;
+	int fd, k, st;
 	pid_t pid;
 	cJSON *j;
 
 	snprintf(port, sizeof(port), "%u", sport);
 	snprintf(secs, sizeof(secs), "%.1f", o->seconds);
 	snprintf(tmo, sizeof(tmo), "%.1f", o->timeout);
-	argv[k++] = "cephfab";
-	argv[k++] = "-i";
-	argv[k++] = (char *)o->inventory;
-	if (o->key) {
-		argv[k++] = "-k";
-		argv[k++] = (char *)o->key;
-	}
-	argv[k++] = "-t";
-	argv[k++] = tmo;
+	k = self_argv_begin(argv, o->inventory, o->key, tmo);
 	argv[k++] = "pair";
 	argv[k++] = (char *)o->a;
 	argv[k++] = (char *)o->b;
@@ -61,23 +53,8 @@ one_stream(const struct sweep_opts *o, unsigned sport)
 	argv[k++] = port;
 	argv[k++] = "--json";
 	argv[k] = NULL;
-	if (pipe2(p, O_CLOEXEC) == -1)
+	if ((pid = self_spawn(argv, &fd)) == -1)
 		return NULL;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(p[1], STDOUT_FILENO);
-		if (null != -1)
-			dup2(null, STDERR_FILENO);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(p[1]);
-	if (pid == -1) {
-		close(p[0]);
-		return NULL;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -90,7 +67,7 @@ one_stream(const struct sweep_opts *o, unsigned sport)
 			out = nb;
 			cap = cap ? cap * 2 : 65536;
 		}
-		n = read(p[0], out + len, cap - len - 1);
+		n = read(fd, out + len, cap - len - 1);
 		if (n < 0 && errno == EINTR) {
 			if (sweep_stop)
 				kill(pid, SIGINT);
@@ -100,7 +77,7 @@ one_stream(const struct sweep_opts *o, unsigned sport)
 			break;
 		len += (size_t)n;
 	}
-	close(p[0]);
+	close(fd);
 	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
 	j = out ? cJSON_ParseWithLength(out, len) : NULL;

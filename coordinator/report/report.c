@@ -69,8 +69,7 @@ egress_from(struct cellv *cv, struct inv_host **h, int n, int net_cells_n,
 	const cJSON *f, *r;
 	char err[CF_ERRLEN];
 
-	(void)cv;
-	(void)net_cells_n;
+	(void)cv, (void)net_cells_n;
 	cJSON_ArrayForEach(f, fs) {
 		const char *k, *d;
 
@@ -156,8 +155,7 @@ fold_lat_load(struct cellv *g, struct inv_host **h, int n, int a, int b,
     const cJSON *data)
 {
 	char err[CF_ERRLEN];
-	(void)a;
-	(void)b;
+	(void)a, (void)b;
 	const cJSON *r, *sz, *rtt;
 
 	/* The mesh measured each direction: keep each. */
@@ -212,8 +210,7 @@ fold_mtu(struct cellv *g, struct inv_host **h, int n, int a, int b,
     const cJSON *data)
 {
 	char err[CF_ERRLEN];
-	(void)a;
-	(void)b;
+	(void)a, (void)b;
 	const cJSON *r;
 
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {

@@ -189,6 +189,26 @@ store_count(struct store *s, int64_t run)
 	return n;
 }
 
+/* row_cell: the row of a 'SELECT network, src, dst, test, state, data'
+ * as a cell object (the caller owns it). */
+static cJSON *
+row_cell(sqlite3_stmt *st)
+{
+	static const char *k[] = { "network", "src", "dst", "test", "state" };
+	const char *d = (const char *)sqlite3_column_text(st, 5);
+	cJSON *c = cJSON_CreateObject();
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		const char *v = (const char *)sqlite3_column_text(st, i);
+
+		cJSON_AddStringToObject(c, k[i], v ? v : "");
+	}
+	cJSON_AddItemToObject(c, "data", d ? cJSON_Parse(d) :
+	    cJSON_CreateObject());
+	return c;
+}
+
 int
 store_each(struct store *s, int64_t run, const char *net, const char *test,
     void (*cb)(const cJSON *cell, void *arg), void *arg)
@@ -207,20 +227,8 @@ store_each(struct store *s, int64_t run, const char *net, const char *test,
 	if (test)
 		sqlite3_bind_text(st, 3, test, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *c = cJSON_CreateObject();
-		const char *d = (const char *)sqlite3_column_text(st, 5);
-		static const char *k[] = { "network", "src", "dst", "test",
-		    "state" };
-		int i;
+		cJSON *c = row_cell(st);
 
-		for (i = 0; i < 5; i++) {
-			const char *v = (const char *)sqlite3_column_text(st,
-			    i);
-
-			cJSON_AddStringToObject(c, k[i], v ? v : "");
-		}
-		cJSON_AddItemToObject(c, "data", d ? cJSON_Parse(d) :
-		    cJSON_CreateObject());
 		cb(c, arg);
 		cJSON_Delete(c);
 		n++;
@@ -241,20 +249,8 @@ store_cells(struct store *s, int64_t run)
 		return arr;
 	sqlite3_bind_int64(st, 1, run);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *c = cJSON_CreateObject();
-		const char *d = (const char *)sqlite3_column_text(st, 5);
-		static const char *k[] = { "network", "src", "dst", "test",
-		    "state" };
-		int i;
+		cJSON *c = row_cell(st);
 
-		for (i = 0; i < 5; i++) {
-			const char *v = (const char *)sqlite3_column_text(st,
-			    i);
-
-			cJSON_AddStringToObject(c, k[i], v ? v : "");
-		}
-		cJSON_AddItemToObject(c, "data", d ? cJSON_Parse(d) :
-		    cJSON_CreateObject());
 		cJSON_AddItemToArray(arr, c);
 	}
 	sqlite3_finalize(st);

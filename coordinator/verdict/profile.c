@@ -26,8 +26,7 @@ profile_defaults(struct profile *p)
 static int
 profile_section(void *u, const char *kind, const char *name, int line, char *err)
 {
-	(void)u;
-	(void)name;
+	(void)u, (void)name;
 	(void)line;
 	if (strcmp(kind, "profile") != 0) {
 		snprintf(err, CF_ERRLEN, "unknown section [%s] (only "

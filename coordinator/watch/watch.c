@@ -229,8 +229,7 @@ cw_deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
 static void
 cw_sigint_cb(struct ev_loop *loop, ev_signal *s, int revents)
 {
-	(void)s;
-	(void)revents;
+	(void)s, (void)revents;
 	/* Closing the sessions stops every capture. */
 	ev_break(loop, EVBREAK_ALL);
 }
