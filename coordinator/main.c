@@ -25,13 +25,13 @@ static const struct command commands[] = {
 	    "show its state", true },
 	{ "pair", cmd_pair, "pair A B [opts]    throughput test between two "
 	    "hosts (pair --help)", false },
-	{ "latency", cmd_latency, "latency A B        round-trip times "
+	{ "latency", cmd_probe, "latency A B        round-trip times "
 	    "(latency --help)", false },
-	{ "mtu", cmd_mtu, "mtu A B            configured vs path MTU, both "
+	{ "mtu", cmd_probe, "mtu A B            configured vs path MTU, both "
 	    "ways", false },
-	{ "ports", cmd_ports, "ports A B          Ceph's ports: open, refused "
+	{ "ports", cmd_probe, "ports A B          Ceph's ports: open, refused "
 	    "or filtered", false },
-	{ "reach", cmd_reach, "reach A B --from-net N --to-net M   "
+	{ "reach", cmd_probe, "reach A B --from-net N --to-net M   "
 	    "cross-network reachability", false },
 	{ "matrix", cmd_matrix, "matrix [opts]      every pair on both "
 	    "networks, findings, verdict (matrix --help)", false },

@@ -149,20 +149,31 @@ frame_rx_free(struct frame_rx *rx)
 	frame_rx_reset(rx);
 }
 
+/* rx_fill copies what data[*off..len) has of the part being read (dst,
+ * size bytes, rx->have of them already there); 1 while it is incomplete. */
+static int
+rx_fill(struct frame_rx *rx, uint8_t *dst, size_t size, const uint8_t *data,
+    size_t len, size_t *off)
+{
+	size_t want = size - rx->have;
+	size_t n = len - *off < want ? len - *off : want;
+
+	if (n)
+		memcpy(dst + rx->have, data + *off, n);
+	rx->have += n;
+	*off += n;
+	return rx->have < size;
+}
+
 int
 frame_rx_feed(struct frame_rx *rx, const uint8_t *data, size_t len,
     size_t *used, char *err)
 {
-	size_t off = 0, n, want;
+	size_t off = 0;
 
 	while (rx->stage != 3) {
 		if (rx->stage == 0) {
-			want = FRAME_HDR_LEN - rx->have;
-			n = len - off < want ? len - off : want;
-			memcpy(rx->hdr + rx->have, data + off, n);
-			rx->have += n;
-			off += n;
-			if (rx->have < FRAME_HDR_LEN)
+			if (rx_fill(rx, rx->hdr, FRAME_HDR_LEN, data, len, &off))
 				break;
 			/* Limits are checked here, before any allocation. */
 			if (frame_hdr_unpack(rx->hdr, &rx->h, err) == -1) {
@@ -179,23 +190,12 @@ frame_rx_feed(struct frame_rx *rx, const uint8_t *data, size_t len,
 			rx->have = 0;
 			rx->stage = 1;
 		} else if (rx->stage == 1) {
-			want = rx->h.len - rx->have;
-			n = len - off < want ? len - off : want;
-			if (n)
-				memcpy(rx->body + rx->have, data + off, n);
-			rx->have += n;
-			off += n;
-			if (rx->have < rx->h.len)
+			if (rx_fill(rx, rx->body, rx->h.len, data, len, &off))
 				break;
 			rx->have = 0;
 			rx->stage = 2;
 		} else {
-			want = FRAME_TAG_LEN - rx->have;
-			n = len - off < want ? len - off : want;
-			memcpy(rx->tag + rx->have, data + off, n);
-			rx->have += n;
-			off += n;
-			if (rx->have < FRAME_TAG_LEN)
+			if (rx_fill(rx, rx->tag, FRAME_TAG_LEN, data, len, &off))
 				break;
 			rx->stage = 3;
 		}

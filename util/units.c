@@ -43,30 +43,40 @@ units_size(const char *s, uint64_t *out)
 	return units_parse(s, 1024.0, out);
 }
 
+/* A scale of a unit: at or above min, value / div printed with fmt. */
+struct scale {
+	double min, div;
+	const char *fmt;
+};
+
+static const char *
+fmt_scaled(double v, const struct scale *s, char *buf, size_t sz)
+{
+	while (!(v >= s->min) && s->min != -INFINITY)
+		s++;
+	snprintf(buf, sz, s->fmt, v / s->div);
+	return buf;
+}
+
 const char *
 units_fmt_rate(double bps, char *buf, size_t sz)
 {
-	if (bps >= 1e9)
-		snprintf(buf, sz, "%.2f Gbits/sec", bps / 1e9);
-	else if (bps >= 1e6)
-		snprintf(buf, sz, "%.0f Mbits/sec", bps / 1e6);
-	else if (bps >= 1e3)
-		snprintf(buf, sz, "%.0f Kbits/sec", bps / 1e3);
-	else
-		snprintf(buf, sz, "%.0f bits/sec", bps);
-	return buf;
+	static const struct scale s[] = {
+		{ 1e9, 1e9, "%.2f Gbits/sec" }, { 1e6, 1e6, "%.0f Mbits/sec" },
+		{ 1e3, 1e3, "%.0f Kbits/sec" }, { -INFINITY, 1, "%.0f bits/sec" },
+	};
+
+	return fmt_scaled(bps, s, buf, sz);
 }
 
 const char *
 units_fmt_bytes(double b, char *buf, size_t sz)
 {
-	if (b >= 1073741824.0)
-		snprintf(buf, sz, "%.2f GBytes", b / 1073741824.0);
-	else if (b >= 1048576.0)
-		snprintf(buf, sz, "%.1f MBytes", b / 1048576.0);
-	else if (b >= 1024.0)
-		snprintf(buf, sz, "%.1f KBytes", b / 1024.0);
-	else
-		snprintf(buf, sz, "%.0f Bytes", b);
-	return buf;
+	static const struct scale s[] = {
+		{ 1073741824.0, 1073741824.0, "%.2f GBytes" },
+		{ 1048576.0, 1048576.0, "%.1f MBytes" },
+		{ 1024.0, 1024.0, "%.1f KBytes" }, { -INFINITY, 1, "%.0f Bytes" },
+	};
+
+	return fmt_scaled(b, s, buf, sz);
 }

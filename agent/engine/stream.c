@@ -56,6 +56,16 @@ stream_finished(struct test *t)
 	ev_async_send(t->eng->loop, &t->done_async);
 }
 
+/* stream_end: a stream thread's last words: its end time, then the
+ * count of finished threads. */
+static void *
+stream_end(struct test *t, struct stream *s)
+{
+	s->t_end = stream_now();
+	stream_finished(t);
+	return NULL;
+}
+
 /* stream_setup_socket applies the test's socket options to a data socket
  * and makes it blocking with short timeouts. */
 int
@@ -204,9 +214,7 @@ stream_tcp_send(void *arg)
 	shutdown(s->fd, SHUT_WR);
 	if (s->zerocopy)
 		stream_zc_drain(s->fd);
-	s->t_end = stream_now();
-	stream_finished(t);
-	return NULL;
+	return stream_end(t, s);
 }
 
 static void *
@@ -249,9 +257,7 @@ stream_tcp_recv(void *arg)
 	}
 out:
 	free(buf);
-	s->t_end = stream_now();
-	stream_finished(t);
-	return NULL;
+	return stream_end(t, s);
 }
 
 static void
@@ -352,9 +358,7 @@ stream_udp_send(void *arg)
 	}
 out:
 	free(buf);
-	s->t_end = stream_now();
-	stream_finished(t);
-	return NULL;
+	return stream_end(t, s);
 }
 
 /* stream_udp_rx: the listener's one UDP socket, for all streams. */

@@ -115,10 +115,8 @@ int cmd_check(const struct gopts *g, int argc, char **argv);
 int cmd_hosts(const struct gopts *g, int argc, char **argv);
 int cmd_version(const struct gopts *g, int argc, char **argv);
 int cmd_pair(const struct gopts *g, int argc, char **argv);
-int cmd_latency(const struct gopts *g, int argc, char **argv);
-int cmd_mtu(const struct gopts *g, int argc, char **argv);
-int cmd_ports(const struct gopts *g, int argc, char **argv);
-int cmd_reach(const struct gopts *g, int argc, char **argv);
+/* latency, mtu, ports and reach: the command word says which. */
+int cmd_probe(const struct gopts *g, int argc, char **argv);
 int cmd_matrix(const struct gopts *g, int argc, char **argv);
 int cmd_report(const struct gopts *g, int argc, char **argv);
 int cmd_runs(const struct gopts *g, int argc, char **argv);

@@ -332,9 +332,13 @@ static const struct num_opt probe_nums[] = {
 	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
 };
 
-static int
-cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
+/* cmd_probe: latency, mtu, ports and reach, told apart by the command
+ * word (argv[0]). */
+int
+cmd_probe(const struct gopts *g, int argc, char **argv)
 {
+	static const char *const words[] = { "latency", "mtu", "ports",
+	    "reach" };
 	static const struct option popts[] = {
 		{ "net", required_argument, NULL, P_NET },
 		{ "tcp", no_argument, NULL, P_TCP },
@@ -355,8 +359,11 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 	struct cli_env e;
 	uint32_t tmp[128];
 	const char *net = NULL;
-	int ch, rc, i, n, have_from = 0, have_to = 0;
+	int ch, rc, i, n, kind, have_from = 0, have_to = 0;
 
+	for (kind = PC_LATENCY; kind < PC_REACH && strcmp(argv[0],
+	    words[kind]) != 0; kind++)
+		;
 	memset(&o, 0, sizeof(o));
 	o.kind = (enum probe_cmd_kind)kind;
 	o.json = g->json;
@@ -455,28 +462,4 @@ cmd_probe(const struct gopts *g, int kind, int argc, char **argv)
 	rc = probe_cmd_run(&e.inv, &e.key, &o);
 	cli_env_close(&e);
 	return rc;
-}
-
-int
-cmd_latency(const struct gopts *g, int argc, char **argv)
-{
-	return cmd_probe(g, PC_LATENCY, argc, argv);
-}
-
-int
-cmd_mtu(const struct gopts *g, int argc, char **argv)
-{
-	return cmd_probe(g, PC_MTU, argc, argv);
-}
-
-int
-cmd_ports(const struct gopts *g, int argc, char **argv)
-{
-	return cmd_probe(g, PC_PORTS, argc, argv);
-}
-
-int
-cmd_reach(const struct gopts *g, int argc, char **argv)
-{
-	return cmd_probe(g, PC_REACH, argc, argv);
 }

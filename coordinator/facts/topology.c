@@ -242,6 +242,24 @@ bond_findings(const char *host, const cJSON *facts, cJSON *out)
 
 /* --- across hosts ----------------------------------------------------------- */
 
+/* host_link_value: key (mtu, speed) of the interface holding host h's
+ * address on network net (its link in *l, its inventory entry in *ih);
+ * -1 when the host, its address or its link is unknown. */
+static double
+host_link_value(const struct inventory *inv, const cJSON *h, int net,
+    const char *key, const struct inv_host **ih, const cJSON **l)
+{
+	char a[NETADDR_STRLEN];
+
+	*ih = inv_find(inv, jstr(h, "name"));
+	*l = NULL;
+	if (*ih == NULL || (net ? (*ih)->clus.family : (*ih)->pub.family) == 0)
+		return -1;
+	*l = link_with_addr(cJSON_GetObjectItem(h, "facts"), netaddr_str(net ?
+	    &(*ih)->clus : &(*ih)->pub, a, sizeof(a)));
+	return *l ? jnum(*l, key, -1) : -1;
+}
+
 /* inconsistent: per network, a value of each host's interface (MTU,
  * speed) against the most common one. */
 static void
@@ -257,16 +275,11 @@ inconsistent(const struct inventory *inv, const cJSON *hosts, int net,
 	cJSON *f = NULL;
 
 	cJSON_ArrayForEach(h, hosts) {
-		const struct inv_host *ih = inv_find(inv, jstr(h, "name"));
+		const struct inv_host *ih;
 		const cJSON *l;
-		char a[NETADDR_STRLEN];
-		double v;
+		double v = host_link_value(inv, h, net, key, &ih, &l);
 
-		if (ih == NULL || (net ? ih->clus.family : ih->pub.family) == 0)
-			continue;
-		l = link_with_addr(cJSON_GetObjectItem(h, "facts"),
-		    netaddr_str(net ? &ih->clus : &ih->pub, a, sizeof(a)));
-		if (l == NULL || (v = jnum(l, key, -1)) <= 0)
+		if (v <= 0)
 			continue;
 		for (i = 0; i < nv && vals[i] != v; i++)
 			;
@@ -284,17 +297,11 @@ inconsistent(const struct inventory *inv, const cJSON *hosts, int net,
 			best = i;
 	list[0] = '\0';
 	cJSON_ArrayForEach(h, hosts) {
-		const struct inv_host *ih = inv_find(inv, jstr(h, "name"));
+		const struct inv_host *ih;
 		const cJSON *l;
-		char a[NETADDR_STRLEN];
-		double v;
+		double v = host_link_value(inv, h, net, key, &ih, &l);
 
-		if (ih == NULL || (net ? ih->clus.family : ih->pub.family) == 0)
-			continue;
-		l = link_with_addr(cJSON_GetObjectItem(h, "facts"),
-		    netaddr_str(net ? &ih->clus : &ih->pub, a, sizeof(a)));
-		if (l == NULL || (v = jnum(l, key, -1)) <= 0 ||
-		    v == vals[best])
+		if (v <= 0 || v == vals[best])
 			continue;
 		if (f == NULL)
 			f = finding_new(out, kind, "warn", nn, strcmp(key, "mtu") ==

@@ -230,15 +230,46 @@ prom_label(FILE *f, const char *s)
 	}
 }
 
+/* prom_cells: one sample of metric per measured cell of every network,
+ * field * mul / div, with the quantile label when one is given. */
+static void
+prom_cells(FILE *fp, const cJSON *nets, const char *metric, const char *field,
+    const char *quantile, double mul, double div, const char *vfmt)
+{
+	const cJSON *net, *c;
+	char e2[CF_ERRLEN];
+
+	cJSON_ArrayForEach(net, nets) {
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells")) {
+			const char *s, *d;
+			double v;
+
+			if (json_get_str(c, "src", 0, 64, &s, e2) == -1 ||
+			    json_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
+			    json_get_double(c, field, 0, 1e15, &v, e2) == -1)
+				continue;
+			fprintf(fp, "%s{src=\"", metric);
+			prom_label(fp, s);
+			fputs("\",dst=\"", fp);
+			prom_label(fp, d);
+			fprintf(fp, "\",network=\"%s\"", net->string);
+			if (quantile)
+				fprintf(fp, ",quantile=\"%s\"", quantile);
+			fputs("} ", fp);
+			fprintf(fp, vfmt, v * mul / div);
+			fputc('\n', fp);
+		}
+	}
+}
+
 int
 report_prom(const cJSON *doc, const char *path, char *err)
 {
-	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c;
+	const cJSON *nets = cJSON_GetObjectItem(doc, "networks");
 	const cJSON *f;
 	char e2[CF_ERRLEN];
 	struct out_file of;
 	FILE *fp;
-	int pass;
 	static const struct { const char *name, *field, *help; double mul; }
 	    m[] = {
 		{ "cephfab_pair_bandwidth_bits_per_second", "gbps",
@@ -258,51 +289,16 @@ report_prom(const cJSON *doc, const char *path, char *err)
 	for (k = 0; k < 2; k++) {
 		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name,
 		    m[k].help, m[k].name);
-		cJSON_ArrayForEach(net, nets) {
-			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
-			    "cells")) {
-				const char *s, *d;
-				double v;
-
-				if (json_get_str(c, "src", 0, 64, &s, e2) == -1 ||
-				    json_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
-				    json_get_double(c, m[k].field, 0, 1e15, &v,
-				    e2) == -1)
-					continue;
-				fprintf(fp, "%s{src=\"", m[k].name);
-				prom_label(fp, s);
-				fputs("\",dst=\"", fp);
-				prom_label(fp, d);
-				fprintf(fp, "\",network=\"%s\"} %.6g\n",
-				    net->string, v * m[k].mul);
-			}
-		}
+		prom_cells(fp, nets, m[k].name, m[k].field, NULL, m[k].mul, 1,
+		    "%.6g");
 	}
 	fputs("# HELP cephfab_pair_rtt_seconds Round-trip time quantiles of "
 	    "2000-byte UDP probes.\n# TYPE cephfab_pair_rtt_seconds gauge\n",
 	    fp);
-	for (pass = 0; pass < 2; pass++) {
-		cJSON_ArrayForEach(net, nets) {
-			cJSON_ArrayForEach(c, cJSON_GetObjectItem(net,
-			    "cells")) {
-				const char *s, *d;
-				double v;
-
-				if (json_get_str(c, "src", 0, 64, &s, e2) == -1 ||
-				    json_get_str(c, "dst", 0, 64, &d, e2) == -1 ||
-				    json_get_double(c, pass ? "rtt_p99_us" :
-				    "rtt_p50_us", 0, 1e12, &v, e2) == -1)
-					continue;
-				fputs("cephfab_pair_rtt_seconds{src=\"", fp);
-				prom_label(fp, s);
-				fputs("\",dst=\"", fp);
-				prom_label(fp, d);
-				fprintf(fp, "\",network=\"%s\",quantile=\"%s\"} "
-				    "%.9f\n", net->string, pass ? "0.99" : "0.5",
-				    v / 1e6);
-			}
-		}
-	}
+	prom_cells(fp, nets, "cephfab_pair_rtt_seconds", "rtt_p50_us", "0.5",
+	    1, 1e6, "%.9f");
+	prom_cells(fp, nets, "cephfab_pair_rtt_seconds", "rtt_p99_us", "0.99",
+	    1, 1e6, "%.9f");
 	fputs("# HELP cephfab_findings Findings of the last matrix run by kind "
 	    "and severity.\n# TYPE cephfab_findings gauge\n", fp);
 	{

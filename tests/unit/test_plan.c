@@ -32,16 +32,19 @@ setup(void **state)
 	int i;
 
 	(void)state;
+	/* The lab cluster's map as the planner reads it: the OSDs, their
+	 * hosts and the mon's configuration. */
 	memset(&m, 0, sizeof(m));
-	j = cf_unit_load_json(G "osd_dump.json");
-	assert_int_equal(ceph_parse_osd_dump(j, &m, err), 0);
-	cJSON_Delete(j);
-	j = cf_unit_load_json(G "osd_tree.json");
-	assert_int_equal(ceph_parse_osd_tree(j, &m, err), 0);
-	cJSON_Delete(j);
-	j = cf_unit_load_json(G "config_dump.json");
-	assert_int_equal(ceph_parse_config_dump(j, &m, err), 0);
-	cJSON_Delete(j);
+	for (i = 0; i < 3; i++) {
+		static const char *const files[] = { G "osd_dump.json",
+		    G "osd_tree.json", G "config_dump.json" };
+
+		j = cf_unit_load_json(files[i]);
+		assert_int_equal(i == 0 ? ceph_parse_osd_dump(j, &m, err) :
+		    i == 1 ? ceph_parse_osd_tree(j, &m, err) :
+		    ceph_parse_config_dump(j, &m, err), 0);
+		cJSON_Delete(j);
+	}
 	/* A healthy cluster whose hosts all have a new address. */
 	memset(&st, 0, sizeof(st));
 	st.status.num_pgs = st.status.active_clean = 33;
