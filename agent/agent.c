@@ -220,17 +220,12 @@ agent_closed(struct conn *c, enum conn_reason r, const char *detail)
 		ev_io_start(a->loop, &a->accept_w);
 }
 
-static const struct conn_ops agent_ops = {
-	.admit = agent_admit,
-	.hello_fill = agent_hello_fill,
-	.established = agent_established,
-	.message = agent_message,
-	.closed = agent_closed,
-};
-
 static void
 agent_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
+	static const struct conn_ops agent_ops = { .admit = agent_admit,
+	    .hello_fill = agent_hello_fill, .established = agent_established,
+	    .message = agent_message, .closed = agent_closed };
 	struct agent *a = w->data;
 	struct sockaddr_storage ss;
 	socklen_t sl;

@@ -66,4 +66,9 @@ int json_get_hex(const cJSON *obj, const char *name, uint8_t *buf, size_t len,
 int json_elem_obj(const cJSON *arr_item, const char *arrname, int idx,
     char *err);
 
+/* json_word: the index of v (the value of field key) among n words, or -1
+ * with "field 'KEY': 'V' is not A, B or C" in err. */
+int json_word(const char *key, const char *v, const char *const *words,
+    int n, char *err);
+
 #endif

@@ -105,14 +105,13 @@ tputreq_decode(const cJSON *b, bool connect, struct test_spec *s, char *err)
 		}
 	}
 	memcpy(s->id, id, TPUTREQ_ID_LEN + 1);
-	if (strcmp(proto, "tcp") == 0)
-		s->proto = TP_TCP;
-	else if (strcmp(proto, "udp") == 0)
-		s->proto = TP_UDP;
-	else {
-		snprintf(err, CF_ERRLEN, "field 'proto': '%s' is not tcp or "
-		    "udp", proto);
-		return -1;
+	{
+		static const char *const w[] = { "tcp", "udp" };
+		int k = json_word("proto", proto, w, 2, err);
+
+		if (k == -1)
+			return -1;
+		s->proto = k == 0 ? TP_TCP : TP_UDP;
 	}
 	if (json_get_u32(b, "streams", 1, TPUTREQ_MAX_STREAMS, &s->streams,
 	    err) == -1 ||

@@ -329,3 +329,21 @@ json_elem_obj(const cJSON *item, const char *arrname, int idx, char *err)
 		    arrname, idx, json_type(item));
 	return 0;
 }
+
+int
+json_word(const char *key, const char *v, const char *const *words, int n,
+    char *err)
+{
+	size_t off;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v, words[i]) == 0)
+			return i;
+	off = (size_t)snprintf(err, CF_ERRLEN, "field '%s': '%s' is not ", key,
+	    v);
+	for (i = 0; i < n && off < CF_ERRLEN; i++)
+		off += (size_t)snprintf(err + off, CF_ERRLEN - off, "%s%s",
+		    i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+	return -1;
+}

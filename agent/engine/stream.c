@@ -414,6 +414,19 @@ stream_udp_rx(void *arg)
 	return NULL;
 }
 
+/* thread_start: one data-plane thread of t, counted; -1 when it could
+ * not start. */
+static int
+thread_start(struct test *t, pthread_t *th, bool *started,
+    void *(*fn)(void *), void *arg)
+{
+	if (pthread_create(th, NULL, fn, arg) != 0)
+		return -1;
+	*started = true;
+	t->threads++;
+	return 0;
+}
+
 /* stream_start_threads gives every stream a thread of its own, on both
  * sides. A blocking loop per stream is the cheapest way to move bytes:
  * measured on two CPUs with four and eight streams (more threads than
@@ -432,10 +445,8 @@ stream_start_threads(struct test *t)
 		    stream_udp_send : s->sending ? stream_tcp_send :
 		    stream_tcp_recv;
 
-		if (pthread_create(&s->th, NULL, fn, s) != 0)
+		if (thread_start(t, &s->th, &s->th_started, fn, s) == -1)
 			return -1;
-		s->th_started = true;
-		t->threads++;
 	}
 	return 0;
 }
@@ -443,11 +454,7 @@ stream_start_threads(struct test *t)
 int
 stream_start_udp_rx(struct test *t)
 {
-	if (pthread_create(&t->uth, NULL, stream_udp_rx, t) != 0)
-		return -1;
-	t->uth_started = true;
-	t->threads++;
-	return 0;
+	return thread_start(t, &t->uth, &t->uth_started, stream_udp_rx, t);
 }
 
 int

@@ -163,31 +163,22 @@ probe_parse(struct probe *p, const cJSON *b, bool run, char *err)
 		return -1;
 	}
 	if (!run) {
-		if (strcmp(kind, "udp") == 0)
-			p->kind = PK_UDP_ECHO;
-		else if (strcmp(kind, "tcp") == 0)
-			p->kind = PK_TCP_ECHO;
-		else if (strcmp(kind, "ports") == 0)
-			p->kind = PK_PORTS;
-		else {
-			snprintf(err, CF_ERRLEN, "field 'kind': '%s' is not "
-			    "udp, tcp or ports", kind);
+		static const char *const w[] = { "udp", "tcp", "ports" };
+		static const enum probe_kind k[] = { PK_UDP_ECHO, PK_TCP_ECHO,
+		    PK_PORTS };
+
+		if ((i = json_word("kind", kind, w, 3, err)) == -1)
 			return -1;
-		}
+		p->kind = k[i];
 	} else {
-		if (strcmp(kind, "latency") == 0)
-			p->kind = PK_LATENCY;
-		else if (strcmp(kind, "mtu") == 0)
-			p->kind = PK_MTU;
-		else if (strcmp(kind, "ports") == 0)
-			p->kind = PK_PORTSCAN;
-		else if (strcmp(kind, "mesh") == 0)
-			p->kind = PK_MESH;
-		else {
-			snprintf(err, CF_ERRLEN, "field 'kind': '%s' is not "
-			    "latency, mtu, ports or mesh", kind);
+		static const char *const w[] = { "latency", "mtu", "ports",
+		    "mesh" };
+		static const enum probe_kind k[] = { PK_LATENCY, PK_MTU,
+		    PK_PORTSCAN, PK_MESH };
+
+		if ((i = json_word("kind", kind, w, 4, err)) == -1)
 			return -1;
-		}
+		p->kind = k[i];
 		if (p->kind == PK_MESH) {
 			if (mesh_parse(p, b, err) == -1)
 				return -1;

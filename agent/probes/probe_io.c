@@ -149,17 +149,20 @@ probe_udp_echo(void *arg)
 	return NULL;
 }
 
+/* io_full reads (rx) or writes all n bytes of b, on a socket with short
+ * timeouts; a reader gives up when the probe stops or end passes. */
 static int
-read_full(int fd, uint8_t *b, size_t n, struct probe *p, double end)
+io_full(int fd, uint8_t *b, size_t n, bool rx, struct probe *p, double end)
 {
 	size_t off = 0;
 	ssize_t r;
 
 	while (off < n) {
-		if (stopped(p, end))
+		if (rx && stopped(p, end))
 			return -1;
-		r = recv(fd, b + off, n - off, 0);
-		if (r == 0)
+		r = rx ? recv(fd, b + off, n - off, 0) : send(fd, b + off,
+		    n - off, MSG_NOSIGNAL);
+		if (r == 0 && rx)
 			return -1;
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EINTR)
@@ -172,21 +175,15 @@ read_full(int fd, uint8_t *b, size_t n, struct probe *p, double end)
 }
 
 static int
+read_full(int fd, uint8_t *b, size_t n, struct probe *p, double end)
+{
+	return io_full(fd, b, n, true, p, end);
+}
+
+static int
 write_full(int fd, const uint8_t *b, size_t n)
 {
-	size_t off = 0;
-	ssize_t r;
-
-	while (off < n) {
-		r = send(fd, b + off, n - off, MSG_NOSIGNAL);
-		if (r < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return -1;
-		}
-		off += (size_t)r;
-	}
-	return 0;
+	return io_full(fd, (uint8_t *)b, n, false, NULL, 0);
 }
 
 /* TCP echo: each connection first presents the token (48 bytes: 8 of

@@ -367,16 +367,13 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 	return bad ? EXIT_PROBLEMS : EXIT_PASS;
 }
 
-static const struct conn_ops hosts_ops = {
-	.established = hosts_established,
-	.message = hosts_message,
-	.closed = hosts_closed,
-};
-
 int
 hosts_run(struct inventory *inv, const struct auth_key *key,
     const struct hosts_opts *o)
 {
+	static const struct conn_ops hosts_ops = { .established =
+	    hosts_established, .message = hosts_message, .closed = hosts_closed
+	    };
 	struct hosts_run run;
 	struct inv_host *h;
 	char err[CF_ERRLEN], host[256];

@@ -534,16 +534,12 @@ mesh_store(const struct mrun_mesh *m, int *nstored, char *err)
 	return 0;
 }
 
-static const struct session_ops mesh_ops = {
-	.ready = mesh_ready,
-	.message = mesh_message,
-	.closed = mesh_closed,
-};
-
 int
 mesh_run(struct inventory *inv, const struct auth_key *key,
     const struct mesh_opts *o)
 {
+	static const struct session_ops mesh_ops = { .ready = mesh_ready,
+	    .message = mesh_message, .closed = mesh_closed };
 	struct mrun_mesh m;
 	struct inv_host *h;
 	char err[CF_ERRLEN];

@@ -439,16 +439,12 @@ pair_plan(struct prun *p, struct inventory *inv)
 	return p->iv_a && p->iv_b ? 0 : -1;
 }
 
-static const struct session_ops pair_sess_ops = {
-	.ready = pair_ready,
-	.message = pair_message,
-	.closed = pair_closed,
-};
-
 int
 pair_run(struct inventory *inv, const struct auth_key *key,
     const struct pair_opts *o)
 {
+	static const struct session_ops pair_sess_ops = { .ready = pair_ready,
+	    .message = pair_message, .closed = pair_closed };
 	struct prun p;
 	char err[CF_ERRLEN];
 	uint32_t i;

@@ -167,17 +167,14 @@ probe_cmd_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
-static const struct session_ops probe_cmd_ops = {
-	.ready = probe_cmd_ready,
-	.message = probe_cmd_message,
-	.closed = probe_cmd_closed,
-};
-
 /* probe_cmd_exchange runs the planned probes once; 0 when every exchange
  * finished (each may carry its own error). */
 static int
 probe_cmd_exchange(struct pcmd *c, const struct auth_key *key)
 {
+	static const struct session_ops probe_cmd_ops = { .ready =
+	    probe_cmd_ready, .message = probe_cmd_message, .closed =
+	    probe_cmd_closed };
 	char err[CF_ERRLEN];
 
 	memset(c->x, 0, sizeof(c->x));

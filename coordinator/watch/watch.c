@@ -234,16 +234,12 @@ cw_sigint_cb(struct ev_loop *loop, ev_signal *s, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
-static const struct session_ops cw_ops = {
-	.ready = cw_ready,
-	.message = cw_message,
-	.closed = cw_closed,
-};
-
 int
 watch_run(struct inventory *inv, const struct auth_key *key,
     const struct watch_opts *o)
 {
+	static const struct session_ops cw_ops = { .ready = cw_ready, .message
+	    = cw_message, .closed = cw_closed };
 	struct cwrun w;
 	struct inv_host *h;
 	char err[CF_ERRLEN];
