@@ -58,17 +58,11 @@ static const struct command commands[] = {
 };
 
 static const struct option global_opts[] = {
-	{ "inventory", required_argument, NULL, 'i' },
-	{ "key", required_argument, NULL, 'k' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "facts", no_argument, NULL, 'F' },
-	{ "db", required_argument, NULL, 'D' },
-	{ "run", required_argument, NULL, 'R' },
-	{ NULL, 0, NULL, 0 }
+	OPT_ARG("inventory", 'i'), OPT_ARG("key", 'k'), OPT_FLAG("json", 'j'),
+	OPT_ARG("timeout", 't'), OPT_FLAG("verbose", 'v'),
+	OPT_FLAG("help", 'h'), OPT_FLAG("version", 'V'),
+	OPT_FLAG("facts", 'F'), OPT_ARG("db", 'D'), OPT_ARG("run", 'R'),
+	OPT_END
 };
 
 static void

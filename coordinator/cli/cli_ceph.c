@@ -16,13 +16,10 @@ cmd_inventory(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_FROM = 256, O_CONF, O_NAME, O_KEYRING, O_OUT };
 	static const struct option io[] = {
-		{ "from-ceph", no_argument, NULL, O_FROM },
-		{ "ceph-conf", required_argument, NULL, O_CONF },
-		{ "ceph-name", required_argument, NULL, O_NAME },
-		{ "ceph-keyring", required_argument, NULL, O_KEYRING },
-		{ "out", required_argument, NULL, O_OUT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_FLAG("from-ceph", O_FROM), OPT_ARG("ceph-conf", O_CONF),
+		OPT_ARG("ceph-name", O_NAME),
+		OPT_ARG("ceph-keyring", O_KEYRING), OPT_ARG("out", O_OUT),
+		OPT_FLAG("help", 'h'), OPT_END
 	};
 	static const char *use = "usage: cephfab inventory --from-ceph "
 	    "[--ceph-conf FILE] [--ceph-name NAME]\n"
@@ -76,12 +73,9 @@ cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_CONF = 256, O_NAME, O_KEYRING };
 	static const struct option ho[] = {
-		{ "ceph-conf", required_argument, NULL, O_CONF },
-		{ "ceph-name", required_argument, NULL, O_NAME },
-		{ "ceph-keyring", required_argument, NULL, O_KEYRING },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("ceph-conf", O_CONF), OPT_ARG("ceph-name", O_NAME),
+		OPT_ARG("ceph-keyring", O_KEYRING), OPT_FLAG("json", 'j'),
+		OPT_FLAG("help", 'h'), OPT_END
 	};
 	static const char *use = "usage: cephfab ceph-heartbeats [--ceph-conf "
 	    "FILE] [--ceph-name NAME] [--ceph-keyring FILE]\n"

@@ -60,17 +60,11 @@ int
 cmd_mesh(const struct gopts *g, int argc, char **argv)
 {
 	static const struct option mo[] = {
-		{ "net", required_argument, NULL, O_NET },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "rate", required_argument, NULL, O_RATE },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "db", required_argument, NULL, O_DB },
-		{ "run", required_argument, NULL, O_RUN },
-		{ "test", required_argument, NULL, O_TEST },
-		{ "start-at", required_argument, NULL, O_START },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("net", O_NET), OPT_ARG("count", O_COUNT),
+		OPT_ARG("rate", O_RATE), OPT_ARG("size", O_SIZE),
+		OPT_ARG("db", O_DB), OPT_ARG("run", O_RUN),
+		OPT_ARG("test", O_TEST), OPT_ARG("start-at", O_START),
+		OPT_FLAG("json", 'j'), OPT_FLAG("help", 'h'), OPT_END
 	};
 	struct mesh_opts o;
 	struct cli_env e;
@@ -149,13 +143,9 @@ int
 cmd_watch(const struct gopts *g, int argc, char **argv)
 {
 	static const struct option wo[] = {
-		{ "net", required_argument, NULL, O_NET },
-		{ "interval", required_argument, NULL, O_IVAL },
-		{ "time", required_argument, NULL, 't' },
-		{ "filter", required_argument, NULL, O_FILTER },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("net", O_NET), OPT_ARG("interval", O_IVAL),
+		OPT_ARG("time", 't'), OPT_ARG("filter", O_FILTER),
+		OPT_FLAG("json", 'j'), OPT_FLAG("help", 'h'), OPT_END
 	};
 	static const char *use = "usage: cephfab -i INV watch [--net "
 	    "cluster|public] [--interval S] [-t SECONDS]\n"

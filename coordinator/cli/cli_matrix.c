@@ -100,28 +100,17 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
     struct matrix_opts *o, const char **nets)
 {
 	static const struct option mopts[] = {
-		{ "net", required_argument, NULL, O_NET },
-		{ "tests", required_argument, NULL, O_TESTS },
-		{ "parallel", required_argument, NULL, 'P' },
-		{ "time", required_argument, NULL, 't' },
-		{ "mode", required_argument, NULL, O_MODE },
-		{ "profile", required_argument, NULL, O_PROFILE },
-		{ "db", required_argument, NULL, O_DB },
-		{ "resume", required_argument, NULL, O_RESUME },
-		{ "html", required_argument, NULL, O_HTML },
-		{ "json", required_argument, NULL, O_JSONF },
-		{ "junit", required_argument, NULL, O_JUNIT },
-		{ "prom", required_argument, NULL, O_PROM },
-		{ "csv", required_argument, NULL, O_CSV },
-		{ "max-per-rack", required_argument, NULL, O_MPR },
-		{ "concurrency", required_argument, NULL, O_CONC },
-		{ "lat-mesh", no_argument, NULL, O_MESH },
-		{ "lat-rate", required_argument, NULL, O_LRATE },
-		{ "lat-loaded", no_argument, NULL, O_LLOAD },
-		{ "ceph-conf", required_argument, NULL, O_CCONF },
-		{ "ceph-name", required_argument, NULL, O_CNAME },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("net", O_NET), OPT_ARG("tests", O_TESTS),
+		OPT_ARG("parallel", 'P'), OPT_ARG("time", 't'),
+		OPT_ARG("mode", O_MODE), OPT_ARG("profile", O_PROFILE),
+		OPT_ARG("db", O_DB), OPT_ARG("resume", O_RESUME),
+		OPT_ARG("html", O_HTML), OPT_ARG("json", O_JSONF),
+		OPT_ARG("junit", O_JUNIT), OPT_ARG("prom", O_PROM),
+		OPT_ARG("csv", O_CSV), OPT_ARG("max-per-rack", O_MPR),
+		OPT_ARG("concurrency", O_CONC), OPT_FLAG("lat-mesh", O_MESH),
+		OPT_ARG("lat-rate", O_LRATE), OPT_FLAG("lat-loaded", O_LLOAD),
+		OPT_ARG("ceph-conf", O_CCONF), OPT_ARG("ceph-name", O_CNAME),
+		OPT_FLAG("help", 'h'), OPT_END
 	};
 	char err[CF_ERRLEN];
 	int ch;

@@ -111,27 +111,16 @@ pair_parse(const struct gopts *g, int argc, char **argv,
     struct pair_opts *o, struct pair_cli *pc)
 {
 	static const struct option popts[] = {
-		{ "sport-sweep", required_argument, NULL, O_SWEEP },
-		{ "shared", no_argument, NULL, O_SHARED },
-		{ "start-at", required_argument, NULL, O_STARTAT },
-		{ "net", required_argument, NULL, O_NET },
-		{ "parallel", required_argument, NULL, 'P' },
-		{ "time", required_argument, NULL, 't' },
-		{ "reverse", no_argument, NULL, 'R' },
-		{ "bidir", no_argument, NULL, O_BIDIR },
-		{ "len", required_argument, NULL, 'l' },
-		{ "rate", required_argument, NULL, O_RATE },
-		{ "sport-base", required_argument, NULL, O_SPB },
-		{ "sport-stride", required_argument, NULL, O_SPS },
-		{ "udp", no_argument, NULL, O_UDP },
-		{ "interval", required_argument, NULL, O_IVAL },
-		{ "window", required_argument, NULL, 'w' },
-		{ "zerocopy", no_argument, NULL, 'Z' },
-		{ "skip-rx-copy", no_argument, NULL, O_SKIP },
-		{ "bind-dev", required_argument, NULL, O_DEV },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("sport-sweep", O_SWEEP), OPT_FLAG("shared", O_SHARED),
+		OPT_ARG("start-at", O_STARTAT), OPT_ARG("net", O_NET),
+		OPT_ARG("parallel", 'P'), OPT_ARG("time", 't'),
+		OPT_FLAG("reverse", 'R'), OPT_FLAG("bidir", O_BIDIR),
+		OPT_ARG("len", 'l'), OPT_ARG("rate", O_RATE),
+		OPT_ARG("sport-base", O_SPB), OPT_ARG("sport-stride", O_SPS),
+		OPT_FLAG("udp", O_UDP), OPT_ARG("interval", O_IVAL),
+		OPT_ARG("window", 'w'), OPT_FLAG("zerocopy", 'Z'),
+		OPT_FLAG("skip-rx-copy", O_SKIP), OPT_ARG("bind-dev", O_DEV),
+		OPT_FLAG("json", 'j'), OPT_FLAG("help", 'h'), OPT_END
 	};
 	uint64_t u;
 	double d;
@@ -340,20 +329,13 @@ cmd_probe(const struct gopts *g, int argc, char **argv)
 	static const char *const words[] = { "latency", "mtu", "ports",
 	    "reach" };
 	static const struct option popts[] = {
-		{ "net", required_argument, NULL, P_NET },
-		{ "tcp", no_argument, NULL, P_TCP },
-		{ "udp", no_argument, NULL, P_UDP },
-		{ "size", required_argument, NULL, P_SIZE },
-		{ "count", required_argument, NULL, P_COUNT },
-		{ "time", required_argument, NULL, 't' },
-		{ "rate", required_argument, NULL, P_RATE },
-		{ "loaded", no_argument, NULL, P_LOADED },
-		{ "ports", required_argument, NULL, P_PORTS },
-		{ "from-net", required_argument, NULL, P_FROM },
-		{ "to-net", required_argument, NULL, P_TO },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("net", P_NET), OPT_FLAG("tcp", P_TCP),
+		OPT_FLAG("udp", P_UDP), OPT_ARG("size", P_SIZE),
+		OPT_ARG("count", P_COUNT), OPT_ARG("time", 't'),
+		OPT_ARG("rate", P_RATE), OPT_FLAG("loaded", P_LOADED),
+		OPT_ARG("ports", P_PORTS), OPT_ARG("from-net", P_FROM),
+		OPT_ARG("to-net", P_TO), OPT_FLAG("json", 'j'),
+		OPT_FLAG("help", 'h'), OPT_END
 	};
 	struct probe_cmd_opts o;
 	struct cli_env e;

@@ -47,16 +47,11 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 		{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
 	};
 	static const struct option po[] = {
-		{ "cluster-network", required_argument, NULL, O_NEW },
-		{ "ceph-conf", required_argument, NULL, O_CONF },
-		{ "ceph-name", required_argument, NULL, O_NAME },
-		{ "deploy", required_argument, NULL, O_DEPLOY },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "settle", required_argument, NULL, O_SETTLE },
-		{ "out", required_argument, NULL, O_OUT },
-		{ "script", required_argument, NULL, O_SCRIPT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("cluster-network", O_NEW),
+		OPT_ARG("ceph-conf", O_CONF), OPT_ARG("ceph-name", O_NAME),
+		OPT_ARG("deploy", O_DEPLOY), OPT_ARG("batch", O_BATCH),
+		OPT_ARG("settle", O_SETTLE), OPT_ARG("out", O_OUT),
+		OPT_ARG("script", O_SCRIPT), OPT_FLAG("help", 'h'), OPT_END
 	};
 	static const char *use = "usage: cephfab -i INV plan --cluster-network "
 	    "NEW_CIDR [--ceph-conf F] [--ceph-name N]\n"
@@ -197,21 +192,15 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 		{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
 	};
 	static const struct option mo[] = {
-		{ "plan", required_argument, NULL, O_PLAN },
-		{ "execute", no_argument, NULL, O_EXEC },
-		{ "journal", required_argument, NULL, O_JOURNAL },
-		{ "resume", no_argument, NULL, O_RESUME },
-		{ "rollback", no_argument, NULL, O_ROLLBACK },
-		{ "restart-cmd", required_argument, NULL, O_RESTART },
-		{ "ceph-conf", required_argument, NULL, O_CONF },
-		{ "ceph-name", required_argument, NULL, O_NAME },
-		{ "inactive-limit", required_argument, NULL, O_INACTIVE },
-		{ "slow-ops-limit", required_argument, NULL, O_SLOW },
-		{ "poll", required_argument, NULL, O_POLL },
-		{ "retrans-limit", required_argument, NULL, O_RETR },
-		{ "probe-pool", required_argument, NULL, O_PROBE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("plan", O_PLAN), OPT_FLAG("execute", O_EXEC),
+		OPT_ARG("journal", O_JOURNAL), OPT_FLAG("resume", O_RESUME),
+		OPT_FLAG("rollback", O_ROLLBACK),
+		OPT_ARG("restart-cmd", O_RESTART),
+		OPT_ARG("ceph-conf", O_CONF), OPT_ARG("ceph-name", O_NAME),
+		OPT_ARG("inactive-limit", O_INACTIVE),
+		OPT_ARG("slow-ops-limit", O_SLOW), OPT_ARG("poll", O_POLL),
+		OPT_ARG("retrans-limit", O_RETR),
+		OPT_ARG("probe-pool", O_PROBE), OPT_FLAG("help", 'h'), OPT_END
 	};
 	static const char *use = "usage: cephfab migrate --plan plan.json "
 	    "[--execute] [--journal F] [--resume] [--rollback]\n"
