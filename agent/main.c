@@ -19,6 +19,7 @@
 #include "capture/capture.h"
 #include "config.h"
 #include "log.h"
+#include "optable.h"
 #include "msg.h"
 
 /* drop_privileges: become user, for good (groups, gid, uid), once the
@@ -73,20 +74,13 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "foreground", no_argument, NULL, 'd' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "check", no_argument, NULL, 'n' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
+		OPT_ARG("config", 'c'), OPT_ARG("listen", 'l'),
+		OPT_ARG("key", 'k'), OPT_FLAG("foreground", 'd'),
+		OPT_FLAG("verbose", 'v'), OPT_FLAG("check", 'n'),
+		OPT_FLAG("version", 'V'), OPT_FLAG("help", 'h'),
 		/* Testing only: speak another protocol version. */
-		{ "x-proto-version", required_argument, NULL, 'P' },
-		{ "analyze", required_argument, NULL, 'A' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "flows", required_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 }
+		OPT_ARG("x-proto-version", 'P'), OPT_ARG("analyze", 'A'),
+		OPT_FLAG("json", 'J'), OPT_ARG("flows", 'F'), OPT_END
 	};
 	struct agent_config cfg;
 	struct agent agent;

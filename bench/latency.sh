@@ -13,31 +13,13 @@
 # Targets (from the probes issue): cephfab's median within +-5 % of
 # sockperf's, and its min RTT <= sockperf's min + 2 us.
 set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 SECS=${SECS:-5}
-P="bl$$"; A="$P-a"; B="$P-b"
-T=$(mktemp -d /tmp/cf-bench.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-[ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 2; }
 for t in sockperf qperf jq; do
 	command -v $t >/dev/null || { echo "bench: needs $t (make deps)" >&2; exit 2; }
 done
 make -C "$TOP" -s all >/dev/null || exit 3
-ip netns add "$A" && ip netns add "$B" || exit 3
-ip link add va netns "$A" type veth peer name vb netns "$B"
-ip -n "$A" addr add 198.18.78.1/24 dev va; ip -n "$B" addr add 198.18.78.2/24 dev vb
-for n in "$A" "$B"; do ip -n "$n" link set lo up; done
-ip -n "$A" link set va up; ip -n "$B" link set vb up
-"$TOP/build/cephfab" keygen -o "$T/key" >/dev/null
-printf 'key = %s\nallow_targets = 198.18.78.0/24\n' "$T/key" > "$T/agent.conf"
+bench_pair "bl$$" 198.18.78
 ip netns exec "$A" "$TOP/build/cephfab-agent" -d -c "$T/agent.conf" --listen 198.18.78.1:7470 2>/dev/null &
 PIDS+=("$!")
 ip netns exec "$B" "$TOP/build/cephfab-agent" -d -c "$T/agent.conf" --listen 198.18.78.2:7470 2>/dev/null &

@@ -16,30 +16,12 @@
 # Targets (from the throughput issue): throughput ratio >= 1.0 at every P
 # and >= 1.1 at P >= 2; CPU per GB <= 0.8 x iperf3's with the efficient path.
 set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-3}; SECS=${SECS:-10}; PS=${PS:-"1 2 4 8"}
-P="bt$$"; A="$P-a"; B="$P-b"
-T=$(mktemp -d /tmp/cf-bench.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-[ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 2; }
 command -v iperf3 >/dev/null || { echo "bench: needs iperf3" >&2; exit 2; }
 make -C "$TOP" -s all >/dev/null || exit 3
 
-ip netns add "$A" && ip netns add "$B" || exit 3
-ip link add va netns "$A" type veth peer name vb netns "$B"
-ip -n "$A" addr add 198.18.77.1/24 dev va; ip -n "$B" addr add 198.18.77.2/24 dev vb
-for n in "$A" "$B"; do ip -n "$n" link set lo up; done
-ip -n "$A" link set va up; ip -n "$B" link set vb up
-"$TOP/build/cephfab" keygen -o "$T/key" >/dev/null
-printf 'key = %s\nallow_targets = 198.18.77.0/24\n' "$T/key" > "$T/agent.conf"
+bench_pair "bt$$" 198.18.77
 for x in a:"$A":198.18.77.1 b:"$B":198.18.77.2; do
 	IFS=: read -r n ns addr <<<"$x"
 	ip netns exec "$ns" "$TOP/build/cephfab-agent" -d -c "$T/agent.conf" \

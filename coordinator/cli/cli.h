@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "auth.h"
+#include "optable.h"
 #include "core/core.h"
 
 /* The global options (before the command word, and for check and hosts
@@ -76,12 +77,6 @@ int parse_num(const char *opt, const char *v, double min, double max,
 int parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
     uint32_t *out, int cap, bool ranges);
 int parse_net(const char *opt, const char *v, int *out);
-/* Long options, packed in tables: one that takes an argument, a flag, and
- * the end of a table. */
-#define OPT_ARG(name, val) { name, required_argument, NULL, val }
-#define OPT_FLAG(name, val) { name, no_argument, NULL, val }
-#define OPT_END { NULL, 0, NULL, 0 }
-
 /* A numeric option: its getopt value, its name in messages, its range,
  * and the field of the command's options struct it fills. A table of
  * them ends with ch 0. */

@@ -1,13 +1,12 @@
 /* libFuzzer harness: the capture analyzer on crafted packets. The input
  * is a series of records (1 byte link type selector, 2 bytes length,
  * then the frame), fed through a 16-flow table so that eviction runs. */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "capture/analyzer.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

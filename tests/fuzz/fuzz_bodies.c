@@ -1,6 +1,7 @@
 /* libFuzzer harness: the agent's request body decoders on arbitrary
  * JSON: PROBE_OPEN and PROBE_RUN (every probe kind, the mesh's targets)
  * and TEST_LISTEN / TEST_CONNECT. */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,8 +9,6 @@
 
 #include "probes/probe_int.h"
 #include "tputreq.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

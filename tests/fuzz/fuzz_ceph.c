@@ -1,4 +1,5 @@
 /* libFuzzer harness: every Ceph JSON parser on the same arbitrary JSON. */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,8 +7,6 @@
 
 #include "ceph/ceph.h"
 #include "json.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
 ping_cb(const struct ceph_ping *p, void *arg)

@@ -1,12 +1,11 @@
 /* libFuzzer harness: the agent config parser on arbitrary text. */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "config.h"
 #include "json.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,6 +3,7 @@
  * getters on arbitrary bytes. The first byte picks a chunk size so that
  * partial reads are exercised too.
  */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,8 +12,6 @@
 #include "frame.h"
 #include "msg.h"
 #include "json.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
 bodies(const struct frame_rx *rx)

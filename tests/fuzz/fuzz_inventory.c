@@ -1,12 +1,11 @@
 /* libFuzzer harness: the inventory parser on arbitrary text. */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "json.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

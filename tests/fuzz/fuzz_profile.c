@@ -1,5 +1,6 @@
 /* libFuzzer harness: the acceptance profile parser and the throughput
  * test request decoder (TEST_LISTEN / TEST_CONNECT bodies). */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -7,8 +8,6 @@
 #include "verdict/verdict.h"
 #include "json.h"
 #include "tputreq.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

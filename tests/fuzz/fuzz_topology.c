@@ -1,13 +1,12 @@
 /* libFuzzer harness: the FRR and facts parsers (topology.c) on arbitrary
  * JSON: as FRR's output, as a host's facts, as an agent's spread. */
+#include "fuzz.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "json.h"
 #include "facts/topology.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

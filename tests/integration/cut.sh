@@ -10,8 +10,6 @@ need_lab
 command -v iptables >/dev/null || skip "no iptables"
 printf 'design = flat\nhosts = 3\nhost_mbit = 1000\nmtu = 9000\n' > "$T/three.topo"
 lab_up "$T/three.topo" --agents
-INV=$LST/lab.inv
-cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 res() { cf hosts --json | jq -r --arg h "$1" ".hosts[] | select(.name == \$h) | .$2"; }
 A1=$(awk '$1 == "h1" {print $3}' "$LST/hosts")
 fds1=$(res h1 fds); thr1=$(res h1 threads); fds2=$(res h2 fds); thr2=$(res h2 threads)

@@ -71,8 +71,11 @@ lab_up() {
 	LAB_QUIET=1 "$LAB" up "$topo" --prefix "$LP" "$@" >/dev/null ||
 		fail "lab up $topo failed"
 	LST=/run/cephfab-lab/$LP
+	INV=$LST/lab.inv
 }
 lx() { local node=$1; shift; ip netns exec "$LP-$node" "$@"; }
+# cf ARGS: the coordinator in the lab's admin namespace, on its inventory.
+cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 
 # lab_gone P: nothing with prefix P is left: namespace, process, file.
 lab_gone() {

@@ -9,8 +9,6 @@
 need_lab
 printf 'design = flat\nhosts = 6\nhost_mbit = 1000\nmtu = 9000\n' > "$T/six.topo"
 lab_up "$T/six.topo" --agents --fault loss:h3-clu:20
-INV=$LST/lab.inv
-cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 
 cf mesh --net public --json --count 50 > "$T/pub.json"
 rc=$?

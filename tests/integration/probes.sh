@@ -7,8 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 need_lab
 lab_up flat --agents
-INV=$LST/lab.inv
-cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 kinds() { jq -r '[.findings[].kind] | sort | unique | join(",")' "$1"; }
 
 # Latency: every size reported with percentiles, JSON valid.

@@ -10,8 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 need_lab
 lab_up flat --agents
-INV=$LST/lab.inv
-cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 res() { cf hosts --json | jq -r --arg h "$1" --arg f "$2" '.hosts[] | select(.name == $h) | .[$f]'; }
 fds0=$(res h2 fds); thr0=$(res h2 threads)
 

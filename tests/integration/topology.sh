@@ -10,8 +10,6 @@
 need_lab
 command -v vtysh >/dev/null || skip "no FRR"
 lab_up ospf-dual --agents
-INV=$LST/lab.inv
-cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 
 cf hosts --facts --json > "$T/f.json"
 assert_eq "$?" 0 "hosts --facts exit on a healthy fabric ($(jq -c .findings "$T/f.json"))"

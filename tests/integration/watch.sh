@@ -11,8 +11,6 @@
 need_lab
 printf 'design = flat\nhosts = 2\nhost_mbit = 1000\nmtu = 1500\n' > "$T/two.topo"
 lab_up "$T/two.topo" --agents --fault loss:h2-clu:1
-INV=$LST/lab.inv
-cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 
 (sleep 1; cf pair h1 h2 --net cluster -t 2 --rate 50M > /dev/null 2>&1) &
 PIDS+=($!)

@@ -147,21 +147,29 @@ fabric_bgp() {
 # converge_leafspine: bounded wait for every session Established and, on
 # every leaf, one next hop per spine to every other rack's subnets.
 converge_leafspine() {
-	local S L l m end ok
+	converge_wait leafspine_converged
+}
+
+leafspine_converged() {
+	local S L l m
 	S=$(sed -n 's/.*spines=\([0-9]*\).*/\1/p' "$ST/nets")
 	L=$(sed -n 's/.*leaves=\([0-9]*\).*/\1/p' "$ST/nets")
-	end=$(( $(date +%s) + ${CONVERGE_SECS:-60} ))
-	while :; do
-		ok=1
-		for l in $(seq 1 "$L"); do
-			bgp_established "l$l" || { ok=0; break; }
-			for m in $(seq 1 "$L"); do
-				[ "$m" = "$l" ] && continue
-				[ "$(route_paths "l$l" "198.18.$m.0/24")" = "$S" ] || { ok=0; break 2; }
-				[ "$(route_paths "l$l" "198.19.$m.0/24")" = "$S" ] || { ok=0; break 2; }
-			done
+	for l in $(seq 1 "$L"); do
+		bgp_established "l$l" || return 1
+		for m in $(seq 1 "$L"); do
+			[ "$m" = "$l" ] && continue
+			[ "$(route_paths "l$l" "198.18.$m.0/24")" = "$S" ] || return 1
+			[ "$(route_paths "l$l" "198.19.$m.0/24")" = "$S" ] || return 1
 		done
-		[ $ok = 1 ] && return 0
+	done
+	return 0
+}
+
+# converge_wait CHECK: run CHECK every 0.3 s until it succeeds (0) or
+# CONVERGE_SECS (60) pass (1).
+converge_wait() {
+	local end=$(( $(date +%s) + ${CONVERGE_SECS:-60} ))
+	until "$1"; do
 		[ "$(date +%s)" -ge "$end" ] && return 1
 		sleep 0.3
 	done
@@ -199,22 +207,20 @@ build_ospf_dual() {
 # converge_ospf: every host has two equal-cost routes to every other
 # host's cluster loopback, and no neighbour is stuck.
 converge_ospf() {
-	local n i j end ok
+	converge_wait ospf_converged
+}
+
+ospf_converged() {
+	local n i j
 	n=$(sed -n 's/^hosts=\([0-9]*\).*/\1/p' "$ST/nets")
-	end=$(( $(date +%s) + ${CONVERGE_SECS:-60} ))
-	while :; do
-		ok=1
-		for i in $(seq 1 "$n"); do
-			ospf_no_stuck "h$i" || { ok=0; break; }
-			for j in $(seq 1 "$n"); do
-				[ "$i" = "$j" ] && continue
-				[ "$(route_paths "h$i" "198.19.0.$((10 + j))/32")" = 2 ] || { ok=0; break 2; }
-			done
+	for i in $(seq 1 "$n"); do
+		ospf_no_stuck "h$i" || return 1
+		for j in $(seq 1 "$n"); do
+			[ "$i" = "$j" ] && continue
+			[ "$(route_paths "h$i" "198.19.0.$((10 + j))/32")" = 2 ] || return 1
 		done
-		[ $ok = 1 ] && return 0
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.3
 	done
+	return 0
 }
 
 # build_leafspine_dual: hosts that run their own BGP. Leaves pair up into
@@ -288,19 +294,17 @@ build_leafspine_dual() {
 # converge_dual: every host has two next hops to every other host's
 # cluster /32, and every host's sessions are up.
 converge_dual() {
-	local end ok h o c
-	end=$(( $(date +%s) + ${CONVERGE_SECS:-60} ))
-	while :; do
-		ok=1
-		for h in $(awk '{print $1}' "$ST/hosts"); do
-			bgp_established "$h" || { ok=0; break; }
-			while read -r o _ c _; do
-				[ "$o" = "$h" ] && continue
-				[ "$(route_paths "$h" "$c/32")" = 2 ] || { ok=0; break 2; }
-			done < "$ST/hosts"
-		done
-		[ $ok = 1 ] && return 0
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.3
+	converge_wait dual_converged
+}
+
+dual_converged() {
+	local h o c
+	for h in $(awk '{print $1}' "$ST/hosts"); do
+		bgp_established "$h" || return 1
+		while read -r o _ c _; do
+			[ "$o" = "$h" ] && continue
+			[ "$(route_paths "$h" "$c/32")" = 2 ] || return 1
+		done < "$ST/hosts"
 	done
+	return 0
 }
