@@ -379,16 +379,9 @@ load_sections(cJSON *nj, struct inv_host **h, int n, const char **names,
 		store_each(st, run, nn, matrix_load_test(mode), load_cb, &L);
 		if (!L.any)
 			continue;
-		memset(&v, 0, sizeof(v));
-		v.mode = mode;
-		v.net = nn;
-		v.n = n;
-		v.names = names;
-		v.rack = rack;
-		v.gbps = gbps;
-		v.rpg = gbps + n * n;
-		v.lost = lost;
-		v.seconds = L.secs;
+		v = (struct matrix_load_view){ .mode = mode, .net = nn, .n = n,
+		    .names = names, .rack = rack, .gbps = gbps,
+		    .rpg = gbps + n * n, .lost = lost, .seconds = L.secs };
 		sec = matrix_load_compute(&v, prof, fs, &e);
 		*errors += e;
 		if (sec == NULL)
@@ -560,27 +553,15 @@ view_fill(struct mview *v, struct varrs *a, const struct cellv *g,
 		a->strs[nn2 + k] = g[k].ports;
 		a->strs[2 * nn2 + k] = g[k].egress_what;
 	}
-	memset(v, 0, sizeof(*v));
-	v->net = nn;
-	v->n = n;
-	v->names = a->names;
-	v->rack = a->rack;
-	v->gbps = a->bw;
-	v->rpg = a->bw + nn2;
-	v->p99 = a->bw + 2 * nn2;
-	v->mtu_conf = a->bw + 3 * nn2;
-	v->mtu_path = a->bw + 4 * nn2;
-	v->p99_loaded = a->bw + 5 * nn2;
-	v->spread_min = a->bw + 6 * nn2;
-	v->spread_paths = a->ints + 3 * nn2;
-	v->spread_unused = a->ints + 4 * nn2;
-	v->streams = a->ints + 5 * nn2;
-	v->lost = a->ints;
-	v->lost_why = a->strs;
-	v->ports_bad = a->ints + nn2;
-	v->ports_what = a->strs + nn2;
-	v->wrong_egress = a->ints + 2 * nn2;
-	v->egress_what = a->strs + 2 * nn2;
+	*v = (struct mview){ .net = nn, .n = n, .names = a->names,
+	    .rack = a->rack, .gbps = a->bw, .rpg = a->bw + nn2,
+	    .p99 = a->bw + 2 * nn2, .mtu_conf = a->bw + 3 * nn2,
+	    .mtu_path = a->bw + 4 * nn2, .p99_loaded = a->bw + 5 * nn2,
+	    .spread_min = a->bw + 6 * nn2, .spread_paths = a->ints + 3 * nn2,
+	    .spread_unused = a->ints + 4 * nn2, .streams = a->ints + 5 * nn2,
+	    .lost = a->ints, .lost_why = a->strs, .ports_bad = a->ints + nn2,
+	    .ports_what = a->strs + nn2, .wrong_egress = a->ints + 2 * nn2,
+	    .egress_what = a->strs + 2 * nn2 };
 }
 
 /* cells_json: every ordered pair's cell of the grid into carr. */

@@ -25,20 +25,9 @@ static struct profile prof;
 static struct mview
 view(void)
 {
-	struct mview v;
-
-	memset(&v, 0, sizeof(v));
-	v.net = "cluster";
-	v.n = N;
-	v.names = names;
-	v.rack = racks;
-	v.gbps = bw;
-	v.rpg = rpg;
-	v.p99 = p99;
-	v.mtu_conf = mc;
-	v.mtu_path = mp;
-	v.lost = lost;
-	return v;
+	return (struct mview){ .net = "cluster", .n = N, .names = names,
+	    .rack = racks, .gbps = bw, .rpg = rpg, .p99 = p99, .mtu_conf = mc,
+	    .mtu_path = mp, .lost = lost };
 }
 
 static int

@@ -43,19 +43,11 @@ healthy(double line)
 static cJSON *
 run(const int *rack, int *errors, cJSON **sec)
 {
-	struct matrix_load_view v;
+	struct matrix_load_view v = { .mode = ML_A2A, .net = "cluster",
+	    .n = N, .names = names, .rack = rack, .gbps = bw, .rpg = rpg,
+	    .lost = lost, .seconds = 5 };
 	cJSON *out = cJSON_CreateArray();
 
-	memset(&v, 0, sizeof(v));
-	v.mode = ML_A2A;
-	v.net = "cluster";
-	v.n = N;
-	v.names = names;
-	v.rack = rack;
-	v.gbps = bw;
-	v.rpg = rpg;
-	v.lost = lost;
-	v.seconds = 5;
 	*sec = matrix_load_compute(&v, &prof, out, errors);
 	return out;
 }
