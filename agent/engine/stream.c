@@ -49,6 +49,13 @@ stream_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* transient: a receive that timed out or was interrupted, to retry. */
+static bool
+transient(int e)
+{
+	return e == EINTR || e == EAGAIN || e == EWOULDBLOCK;
+}
+
 static void
 stream_finished(struct test *t)
 {
@@ -242,8 +249,7 @@ stream_tcp_recv(void *arg)
 		if (n == 0)
 			break;
 		if (n == -1) {
-			if (errno == EINTR || errno == EAGAIN ||
-			    errno == EWOULDBLOCK) {
+			if (transient(errno)) {
 				if (stream_now() > hard)
 					break;
 				continue;
@@ -375,8 +381,7 @@ stream_udp_rx(void *arg)
 	    !atomic_load_explicit(&t->stop, memory_order_relaxed)) {
 		n = recv(t->ufd, buf, 65536, 0);
 		if (n == -1) {
-			if (errno == EINTR || errno == EAGAIN ||
-			    errno == EWOULDBLOCK) {
+			if (transient(errno)) {
 				if (stream_now() > hard)
 					break;
 				continue;

@@ -90,6 +90,7 @@ struct num_opt {
 };
 #define NUM_OPT(ch, name, min, max, type, st, field) \
 	{ ch, name, min, max, type, offsetof(st, field) }
+#define NUM_END { 0, NULL, 0, 0, NUM_DOUBLE, 0 }
 /* cli_getopt is getopt_long that fills the numeric options of nums into
  * base itself: it returns the next other option, -1 at the end, or
  * CLI_BAD_NUMBER after printing why a number was refused. */

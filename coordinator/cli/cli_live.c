@@ -45,7 +45,7 @@ static const struct num_opt mesh_nums[] = {
 	NUM_OPT(O_RATE, "--rate", 1, 100000, NUM_U32, struct mesh_opts, rate),
 	NUM_OPT(O_SIZE, "--size", 32, 65507, NUM_U32, struct mesh_opts, size),
 	NUM_OPT(O_RUN, "--run", 1, 1e15, NUM_I64, struct mesh_opts, run),
-	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+	NUM_END
 };
 
 static const struct num_opt watch_nums[] = {
@@ -53,7 +53,7 @@ static const struct num_opt watch_nums[] = {
 	    interval),
 	NUM_OPT('t', "-t", 0.5, 86400, NUM_DOUBLE, struct watch_opts,
 	    duration),
-	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+	NUM_END
 };
 
 int

@@ -89,7 +89,7 @@ static const struct num_opt matrix_nums[] = {
 	    concurrency),
 	NUM_OPT(O_LRATE, "--lat-rate", 1, 100000, NUM_U32, struct matrix_opts,
 	    lat_rate),
-	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+	NUM_END
 };
 
 /* matrix_parse: the options of matrix and report into o (and --net's

@@ -101,7 +101,7 @@ static const struct num_opt pair_nums[] = {
 	    sport_base),
 	NUM_OPT(O_IVAL, "--interval", 0.1, 60, NUM_DOUBLE, struct pair_opts,
 	    interval),
-	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+	NUM_END
 };
 
 /* pair_parse: pair's options into o and pc; 1 when --help was printed,
@@ -318,7 +318,7 @@ static const struct num_opt probe_nums[] = {
 	    duration),
 	NUM_OPT(P_RATE, "--rate", 1, 100000, NUM_U32, struct probe_cmd_opts,
 	    rate),
-	{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+	NUM_END
 };
 
 /* cmd_probe: latency, mtu, ports and reach, told apart by the command

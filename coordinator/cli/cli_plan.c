@@ -44,7 +44,7 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 	static const struct num_opt plan_nums[] = {
 		NUM_OPT(O_SETTLE, "--settle", 0, 3600, NUM_DOUBLE,
 		    struct plan_opts, settle),
-		{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+		NUM_END
 	};
 	static const struct option po[] = {
 		OPT_ARG("cluster-network", O_NEW),
@@ -189,7 +189,7 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 		    struct migrate_opts, poll),
 		NUM_OPT(O_RETR, "--retrans-limit", 0, 100, NUM_DOUBLE,
 		    struct migrate_opts, retrans_limit),
-		{ 0, NULL, 0, 0, NUM_DOUBLE, 0 }
+		NUM_END
 	};
 	static const struct option mo[] = {
 		OPT_ARG("plan", O_PLAN), OPT_FLAG("execute", O_EXEC),

@@ -100,13 +100,8 @@ enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
 		m->oom = true;
 		return -1;
 	}
-	j->m = m;
-	j->net = net;
-	j->test = test;
-	j->a = a;
-	j->b = b;
-	j->retest = retest;
-	j->fd = -1;
+	*j = (struct job){ .m = m, .net = net, .test = test, .a = a, .b = b,
+	    .retest = retest, .fd = -1 };
 	q = realloc(m->queue, (size_t)(m->nq + 1) * sizeof(*m->queue));
 	if (q == NULL) {
 		free(j);

@@ -46,12 +46,8 @@ exchange_new(struct exchange_list *l, struct sess *resp, cJSON *open, struct ses
 		snprintf(x->id + 2 * i, 3, "%02x", rnd[i]);
 	for (i = 0; i < AUTH_NONCE_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", tok[i]);
-	x->resp = resp;
-	x->run = run;
-	x->open = open;
-	x->runb = runb;
-	x->cb = cb;
-	x->arg = arg;
+	x->resp = resp, x->run = run, x->cb = cb, x->arg = arg;
+	x->open = open, x->runb = runb;
 	if (open) {
 		cJSON_AddStringToObject(open, "probe", x->id);
 		cJSON_AddStringToObject(open, "token", hex);

@@ -284,42 +284,77 @@ check_rack_uplink(struct fctx *c)
 			rack_pair(c, ra, rb);
 }
 
+/* The pairs over a latency limit: how many, of how many measured, and
+ * the worst. */
+struct pair_scan {
+	int nhigh, npairs, wi, wj;
+	double worst;
+};
+
+static double
+loaded_p99(const struct mview *v, int i, int j)
+{
+	return fmax(isfinite(AT(v->p99_loaded, i, j)) ?
+	    AT(v->p99_loaded, i, j) : 0, isfinite(AT(v->p99_loaded, j, i)) ?
+	    AT(v->p99_loaded, j, i) : 0);
+}
+
+/* over_limit: idle RTT against the profile's limit or the fabric's
+ * median (rtt_high); under load against the profile's limit only: TCP
+ * fills queues, so some growth over the idle RTT is normal. */
+static bool
+over_limit(const struct fctx *c, double q, bool loaded)
+{
+	return loaded ? q > c->p->max_p99_us : rtt_high(q, c->p, c->med,
+	    c->nmed);
+}
+
+static void
+scan_pairs(const struct fctx *c, bool loaded, struct pair_scan *s)
+{
+	int i, j;
+	double q;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < c->n; i++)
+		for (j = i + 1; j < c->n; j++) {
+			q = loaded ? loaded_p99(c->v, i, j) : pair_p99(c->v, i,
+			    j);
+			s->npairs += q > 0;
+			if (!over_limit(c, q, loaded))
+				continue;
+			s->nhigh++;
+			if (q > s->worst) {
+				s->worst = q;
+				s->wi = i;
+				s->wj = j;
+			}
+		}
+}
+
 /* check_fabric_latency: high latency on most pairs is the fabric's (or
  * the hosts' CPUs'), not each pair's: one finding then, not thousands. */
 static void
 check_fabric_latency(struct fctx *c)
 {
 	const struct mview *v = c->v;
-	int nhigh = 0, npairs = 0, wi = 0, wj = 0, i, j;
-	double worst = 0, q;
+	struct pair_scan s;
 	cJSON *f;
 
 	if (!v->p99)
 		return;
-	for (i = 0; i < c->n; i++)
-		for (j = i + 1; j < c->n; j++) {
-			q = pair_p99(v, i, j);
-			npairs += q > 0;
-			if (!rtt_high(q, c->p, c->med, c->nmed))
-				continue;
-			nhigh++;
-			if (q > worst) {
-				worst = q;
-				wi = i;
-				wj = j;
-			}
-		}
-	if (nhigh <= 16 || nhigh <= npairs / 4)
+	scan_pairs(c, false, &s);
+	if (s.nhigh <= 16 || s.nhigh <= s.npairs / 4)
 		return;
 	c->rtt_wide = true;
 	f = add(c->out, "high_latency", "warn", v, -1, -1, "the whole fabric: "
 	    "look for a shared congested link, policing, or hosts too busy to "
 	    "answer in time", "RTT p99 over the limit on %d of %d pairs on the "
 	    "%s network (limit %.0f us, fabric median %.0f us, worst %s <-> %s "
-	    "%.0f us)", nhigh, npairs, v->net, c->p->max_p99_us, c->med,
-	    v->names[wi], v->names[wj], worst);
-	finding_num(f, "pairs", nhigh);
-	finding_num(f, "rtt_p99_us", worst);
+	    "%.0f us)", s.nhigh, s.npairs, v->net, c->p->max_p99_us, c->med,
+	    v->names[s.wi], v->names[s.wj], s.worst);
+	finding_num(f, "pairs", s.nhigh);
+	finding_num(f, "rtt_p99_us", s.worst);
 	finding_num(f, "median_p99_us", c->med);
 }
 
@@ -420,40 +455,26 @@ check_pairs(struct fctx *c)
 		}
 }
 
-static double
-loaded_p99(const struct mview *v, int i, int j)
-{
-	return fmax(isfinite(AT(v->p99_loaded, i, j)) ?
-	    AT(v->p99_loaded, i, j) : 0, isfinite(AT(v->p99_loaded, j, i)) ?
-	    AT(v->p99_loaded, j, i) : 0);
-}
-
-/* check_loaded_latency: under load, against the profile's limit only:
- * TCP fills queues, so some growth over the idle RTT is normal. At most
- * 16 pair findings, then one that counts the rest. */
+/* check_loaded_latency: under load, at most 16 pair findings, then one
+ * that counts the rest. */
 static void
 check_loaded_latency(struct fctx *c)
 {
 	const struct mview *v = c->v;
-	int nhigh = 0, npairs = 0, wi = 0, wj = 0, i, j;
-	double worst = 0, q;
+	struct pair_scan s;
+	int shown = 0, i, j;
+	double q;
 	cJSON *f;
 
 	if (!v->p99_loaded)
 		return;
-	for (i = 0; i < c->n; i++)
-		for (j = i + 1; j < c->n; j++) {
+	scan_pairs(c, true, &s);
+	for (i = 0; i < c->n && shown < 16; i++)
+		for (j = i + 1; j < c->n && shown < 16; j++) {
 			q = loaded_p99(v, i, j);
-			npairs += q > 0;
-			if (q <= c->p->max_p99_us)
+			if (!over_limit(c, q, true))
 				continue;
-			if (q > worst) {
-				worst = q;
-				wi = i;
-				wj = j;
-			}
-			if (nhigh++ >= 16)
-				continue;
+			shown++;
 			f = add(c->out, "high_latency", "warn", v, i, j,
 			    "queueing under load: look for deep buffers or a "
 			    "congested link on this path", "%s <-> %s: RTT p99 "
@@ -465,15 +486,16 @@ check_loaded_latency(struct fctx *c)
 			if (v->p99)
 				finding_num(f, "rtt_p99_us", pair_p99(v, i, j));
 		}
-	if (nhigh <= 16)
+	if (s.nhigh <= 16)
 		return;
 	f = add(c->out, "high_latency", "warn", v, -1, -1, "queueing under "
 	    "load across the fabric: deep buffers or an oversubscribed spine",
 	    "RTT p99 under load over the limit on %d of %d pairs on the %s "
-	    "network (limit %.0f us, worst %s <-> %s %.0f us)", nhigh, npairs,
-	    v->net, c->p->max_p99_us, v->names[wi], v->names[wj], worst);
-	finding_num(f, "pairs", nhigh);
-	finding_num(f, "rtt_loaded_p99_us", worst);
+	    "network (limit %.0f us, worst %s <-> %s %.0f us)", s.nhigh,
+	    s.npairs, v->net, c->p->max_p99_us, v->names[s.wi], v->names[s.wj],
+	    s.worst);
+	finding_num(f, "pairs", s.nhigh);
+	finding_num(f, "rtt_loaded_p99_us", s.worst);
 }
 
 /* check_spread: with enough streams for hashing to fill every path, a

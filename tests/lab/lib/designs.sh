@@ -38,12 +38,18 @@ check_bond() {
 	ip netns del "$t"
 }
 
-build_flat() {
-	local n i h c2
-	n=$(topo_get "$TOPO" hosts 4)
-	[ "$n" -ge 2 ] && [ "$n" -le 200 ] || die "$TOPO: hosts must be 2..200"
+# switched_hosts DEFAULT MAX: the topology's host count (2..MAX) into the
+# caller's n, the management network and the switch's public bridge.
+switched_hosts() {
+	n=$(topo_get "$TOPO" hosts "$1")
+	[ "$n" -ge 2 ] && [ "$n" -le "$2" ] || die "$TOPO: hosts must be 2..$2"
 	build_mgmt
 	add_bridge sw brpub
+}
+
+build_flat() {
+	local n i h c2
+	switched_hosts 4 200
 	add_bridge sw brclu
 	# A second cluster network (198.20.0.0/24): the planner's cutover.
 	c2=$(topo_get "$TOPO" cluster2 0)
@@ -177,10 +183,7 @@ converge_wait() {
 
 build_ospf_dual() {
 	local n i h lo
-	n=$(topo_get "$TOPO" hosts 3)
-	[ "$n" -ge 2 ] && [ "$n" -le 60 ] || die "$TOPO: hosts must be 2..60"
-	build_mgmt
-	add_bridge sw brpub
+	switched_hosts 3 60
 	add_bridge sw brpa
 	add_bridge sw brpb
 	for i in $(seq 1 "$n"); do
