@@ -11,6 +11,25 @@
 #include <string.h>
 #include <time.h>
 
+enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN, O_TEST, O_START,
+    O_IVAL, O_FILTER };
+
+static const struct num_opt mesh_nums[] = {
+	NUM_OPT(O_COUNT, "--count", 1, 10000, NUM_U32, struct mesh_opts, count),
+	NUM_OPT(O_RATE, "--rate", 1, 100000, NUM_U32, struct mesh_opts, rate),
+	NUM_OPT(O_SIZE, "--size", 32, 65507, NUM_U32, struct mesh_opts, size),
+	NUM_OPT(O_RUN, "--run", 1, 1e15, NUM_I64, struct mesh_opts, run),
+	NUM_END
+};
+
+static const struct num_opt watch_nums[] = {
+	NUM_OPT(O_IVAL, "--interval", 0.2, 60, NUM_DOUBLE, struct watch_opts,
+	    interval),
+	NUM_OPT('t', "-t", 0.5, 86400, NUM_DOUBLE, struct watch_opts,
+	    duration),
+	NUM_END
+};
+
 static void
 mesh_usage(FILE *f)
 {
@@ -36,25 +55,6 @@ mesh_usage(FILE *f)
 	    "exit: 0 every pair answered every probe, 1 losses or hosts "
 	    "missing, 2 usage, 3 nothing measured\n");
 }
-
-enum { O_NET = 256, O_COUNT, O_RATE, O_SIZE, O_DB, O_RUN, O_TEST, O_START,
-    O_IVAL, O_FILTER };
-
-static const struct num_opt mesh_nums[] = {
-	NUM_OPT(O_COUNT, "--count", 1, 10000, NUM_U32, struct mesh_opts, count),
-	NUM_OPT(O_RATE, "--rate", 1, 100000, NUM_U32, struct mesh_opts, rate),
-	NUM_OPT(O_SIZE, "--size", 32, 65507, NUM_U32, struct mesh_opts, size),
-	NUM_OPT(O_RUN, "--run", 1, 1e15, NUM_I64, struct mesh_opts, run),
-	NUM_END
-};
-
-static const struct num_opt watch_nums[] = {
-	NUM_OPT(O_IVAL, "--interval", 0.2, 60, NUM_DOUBLE, struct watch_opts,
-	    interval),
-	NUM_OPT('t', "-t", 0.5, 86400, NUM_DOUBLE, struct watch_opts,
-	    duration),
-	NUM_END
-};
 
 int
 cmd_mesh(const struct gopts *g, int argc, char **argv)

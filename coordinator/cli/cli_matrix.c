@@ -20,6 +20,24 @@
 #include <time.h>
 #include <unistd.h>
 
+enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
+    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
+    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV };
+
+static const struct num_opt matrix_nums[] = {
+	NUM_OPT('P', "-P", 1, 64, NUM_U32, struct matrix_opts, streams),
+	NUM_OPT('t', "-t", 1, 300, NUM_DOUBLE, struct matrix_opts, secs),
+	NUM_OPT(O_RESUME, "--resume", 1, 1e15, NUM_I64, struct matrix_opts,
+	    resume),
+	NUM_OPT(O_MPR, "--max-per-rack", 1, 1000, NUM_INT, struct matrix_opts,
+	    max_per_rack),
+	NUM_OPT(O_CONC, "--concurrency", 1, 64, NUM_INT, struct matrix_opts,
+	    concurrency),
+	NUM_OPT(O_LRATE, "--lat-rate", 1, 100000, NUM_U32, struct matrix_opts,
+	    lat_rate),
+	NUM_END
+};
+
 static void
 matrix_usage(FILE *f)
 {
@@ -72,24 +90,6 @@ static const struct word mode_words[] = {
 };
 static const struct word net_words[] = {
 	{ "public", 1, NULL }, { "cluster", 2, NULL }, { NULL, 0, "public or cluster" }
-};
-
-enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
-    O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
-    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV };
-
-static const struct num_opt matrix_nums[] = {
-	NUM_OPT('P', "-P", 1, 64, NUM_U32, struct matrix_opts, streams),
-	NUM_OPT('t', "-t", 1, 300, NUM_DOUBLE, struct matrix_opts, secs),
-	NUM_OPT(O_RESUME, "--resume", 1, 1e15, NUM_I64, struct matrix_opts,
-	    resume),
-	NUM_OPT(O_MPR, "--max-per-rack", 1, 1000, NUM_INT, struct matrix_opts,
-	    max_per_rack),
-	NUM_OPT(O_CONC, "--concurrency", 1, 64, NUM_INT, struct matrix_opts,
-	    concurrency),
-	NUM_OPT(O_LRATE, "--lat-rate", 1, 100000, NUM_U32, struct matrix_opts,
-	    lat_rate),
-	NUM_END
 };
 
 /* matrix_parse: the options of matrix and report into o (and --net's
@@ -298,7 +298,6 @@ cmd_runs(const struct gopts *g, int argc, char **argv)
 	store_close(&st);
 	return EXIT_PASS;
 }
-
 
 int
 cmd_compare(const struct gopts *g, int argc, char **argv)

@@ -21,6 +21,32 @@
 
 #include <openssl/crypto.h>
 
+enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL, O_SKIP,
+    O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
+
+static const struct num_opt pair_nums[] = {
+	NUM_OPT('P', "-P", 1, TPUTREQ_MAX_STREAMS, NUM_U32, struct pair_opts,
+	    streams),
+	NUM_OPT(O_SPB, "--sport-base", 1024, 65535, NUM_U16, struct pair_opts,
+	    sport_base),
+	NUM_OPT(O_IVAL, "--interval", 0.1, 60, NUM_DOUBLE, struct pair_opts,
+	    interval),
+	NUM_END
+};
+
+enum { P_NET = 256, P_TCP, P_UDP, P_SIZE, P_COUNT, P_RATE, P_LOADED, P_PORTS,
+    P_FROM, P_TO };
+
+static const struct num_opt probe_nums[] = {
+	NUM_OPT(P_COUNT, "--count", 1, 1000000, NUM_U32, struct probe_cmd_opts,
+	    count),
+	NUM_OPT('t', "-t", 0.1, 86400, NUM_DOUBLE, struct probe_cmd_opts,
+	    duration),
+	NUM_OPT(P_RATE, "--rate", 1, 100000, NUM_U32, struct probe_cmd_opts,
+	    rate),
+	NUM_END
+};
+
 static void
 pair_usage(FILE *f)
 {
@@ -89,19 +115,6 @@ struct pair_cli {
 	const char *net;
 	int sweep;
 	int have_len, have_stride, have_t;
-};
-
-enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL, O_SKIP,
-    O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
-
-static const struct num_opt pair_nums[] = {
-	NUM_OPT('P', "-P", 1, TPUTREQ_MAX_STREAMS, NUM_U32, struct pair_opts,
-	    streams),
-	NUM_OPT(O_SPB, "--sport-base", 1024, 65535, NUM_U16, struct pair_opts,
-	    sport_base),
-	NUM_OPT(O_IVAL, "--interval", 0.1, 60, NUM_DOUBLE, struct pair_opts,
-	    interval),
-	NUM_END
 };
 
 /* pair_parse: pair's options into o and pc; 1 when --help was printed,
@@ -307,19 +320,6 @@ probe_usage(FILE *f)
 	    "  --ports LIST  e.g. 3300,6789,6800-6810 (default: Ceph's, "
 	    "sampled)\n");
 }
-
-enum { P_NET = 256, P_TCP, P_UDP, P_SIZE, P_COUNT, P_RATE, P_LOADED, P_PORTS,
-    P_FROM, P_TO };
-
-static const struct num_opt probe_nums[] = {
-	NUM_OPT(P_COUNT, "--count", 1, 1000000, NUM_U32, struct probe_cmd_opts,
-	    count),
-	NUM_OPT('t', "-t", 0.1, 86400, NUM_DOUBLE, struct probe_cmd_opts,
-	    duration),
-	NUM_OPT(P_RATE, "--rate", 1, 100000, NUM_U32, struct probe_cmd_opts,
-	    rate),
-	NUM_END
-};
 
 /* cmd_probe: latency, mtu, ports and reach, told apart by the command
  * word (argv[0]). */

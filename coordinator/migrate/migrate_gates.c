@@ -122,6 +122,20 @@ obs_health(struct mig *g, struct ceph_health *h)
 	return rc;
 }
 
+/* lasting: a condition seen now (present) that began at *since: true once
+ * it has lasted more than limit seconds; *since is 0 while it is absent. */
+static bool
+lasting(double *since, bool present, double now, double limit)
+{
+	if (!present)
+		*since = 0;
+	else if (*since == 0)
+		*since = now;
+	else if (now - *since > limit)
+		return true;
+	return false;
+}
+
 /* watch: what pauses a migration whatever step it is in. Reads the OSD
  * map and health; G_PAUSE with the reason. */
 static int
@@ -141,21 +155,15 @@ watch(struct mig *g, struct ceph_health *h)
 		    "anything else restarts", "%s raised",
 		    has_check(h->checks, "PG_DAMAGED") ? "PG_DAMAGED" :
 		    "OBJECT_UNFOUND");
-	if (!has_check(h->checks, "PG_AVAILABILITY"))
-		g->pga_since = 0;
-	else if (g->pga_since == 0)
-		g->pga_since = now;
-	else if (now - g->pga_since > g->o->inactive_limit)
+	if (lasting(&g->pga_since, has_check(h->checks, "PG_AVAILABILITY"),
+	    now, g->o->inactive_limit))
 		return migrate_pause(g, "PGs cannot peer: check that the restarted "
 		    "OSDs reach their peers on the cluster network (both "
 		    "networks during the transition); then --resume, or "
 		    "--rollback", "PG_AVAILABILITY for %.0f s: PGs inactive",
 		    now - g->pga_since);
-	if (!has_check(h->checks, "SLOW_OPS"))
-		g->slow_since = 0;
-	else if (g->slow_since == 0)
-		g->slow_since = now;
-	else if (now - g->slow_since > g->o->slow_ops_limit)
+	if (lasting(&g->slow_since, has_check(h->checks, "SLOW_OPS"), now,
+	    g->o->slow_ops_limit))
 		return migrate_pause(g, "find what is slow before restarting more "
 		    "OSDs", "SLOW_OPS for %.0f s", now - g->slow_since);
 	/* OSDs outside the batch must stay as they were. */

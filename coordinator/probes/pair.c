@@ -122,11 +122,25 @@ pair_send_start(struct prun *p)
 		pair_result_header(&p->r);
 }
 
+/* pair_send_spec sends the test request to s (the listener with
+ * TEST_LISTEN, the connector with TEST_CONNECT), from s's own address on
+ * the test's network. */
+static void
+pair_send_spec(struct prun *p, struct sess *s, unsigned type)
+{
+	const struct inv_host *h = s == p->sa ? p->r.ha : p->r.hb;
+	cJSON *b;
+
+	p->r.spec.local = p->o->net == NET_CLUSTER ? h->clus : h->pub;
+	b = tputreq_encode(&p->r.spec, type == MSG_TEST_CONNECT);
+	session_send(s, type, b);
+	cJSON_Delete(b);
+}
+
 static void
 pair_ready(struct sess *s)
 {
 	struct prun *p = s->udata;
-	cJSON *b;
 
 	if (!(p->sa->up && p->sb->up) || p->state != PS_CONNECT)
 		return;
@@ -137,13 +151,7 @@ pair_ready(struct sess *s)
 	p->state = PS_LISTEN;
 	out_progress("pair: setting up %u streams", tputreq_total(&p->r.spec));
 	/* The listener binds its own address of the network. */
-	p->r.spec.local = p->lsn == p->sa ? p->r.ha->pub : p->r.hb->pub;
-	if (p->o->net == NET_CLUSTER)
-		p->r.spec.local = p->lsn == p->sa ? p->r.ha->clus :
-		    p->r.hb->clus;
-	b = tputreq_encode(&p->r.spec, false);
-	session_send(p->lsn, MSG_TEST_LISTEN, b);
-	cJSON_Delete(b);
+	pair_send_spec(p, p->lsn, MSG_TEST_LISTEN);
 }
 
 static int
@@ -190,7 +198,6 @@ pair_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 	const char *id;
 	const cJSON *pt;
 	uint32_t port;
-	cJSON *b;
 
 	if (json_get_str(body, "test", TPUTREQ_ID_LEN, TPUTREQ_ID_LEN, &id, err) == 0 &&
 	    strcmp(id, p->r.spec.id) != 0)
@@ -208,14 +215,7 @@ pair_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 		p->state = PS_SETUP;
 		p->r.spec.dst = p->r.spec.local;
 		p->r.spec.port = (uint16_t)port;
-		p->r.spec.local = p->cnt == p->sa ? p->r.ha->pub :
-		    p->r.hb->pub;
-		if (p->o->net == NET_CLUSTER)
-			p->r.spec.local = p->cnt == p->sa ? p->r.ha->clus :
-			    p->r.hb->clus;
-		b = tputreq_encode(&p->r.spec, true);
-		session_send(p->cnt, MSG_TEST_CONNECT, b);
-		cJSON_Delete(b);
+		pair_send_spec(p, p->cnt, MSG_TEST_CONNECT);
 		return;
 	case MSG_TEST_CONNECT:
 		if (!(h->flags & MSG_F_REPLY) || pair_reply_error(p, s, body))

@@ -19,6 +19,17 @@ static const char *store_schema =
     "CREATE TABLE IF NOT EXISTS findings (run INTEGER PRIMARY KEY, "
     "data TEXT);";
 
+/* db_result: rc, with SQLite's last error (and the file) in err when it
+ * is -1. */
+static int
+db_result(struct store *s, int rc, char *err)
+{
+	if (rc == -1)
+		snprintf(err, CF_ERRLEN, "%s: %s", s->path,
+		    sqlite3_errmsg(s->db));
+	return rc;
+}
+
 int
 store_open(struct store *s, const char *path, char *err)
 {
@@ -142,11 +153,8 @@ cell_insert(struct store *s, const char *verb, int64_t run, const char *net,
 			rc = sqlite3_changes(s->db) > 0;
 		sqlite3_finalize(st);
 	}
-	if (rc == -1)
-		snprintf(err, CF_ERRLEN, "%s: %s", s->path,
-		    sqlite3_errmsg(s->db));
 	free(d);
-	return rc;
+	return db_result(s, rc, err);
 }
 
 int
@@ -280,11 +288,8 @@ store_finish(struct store *s, int64_t run, const char *verdict,
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 		sqlite3_finalize(st);
 	}
-	if (rc == -1)
-		snprintf(err, CF_ERRLEN, "%s: %s", s->path,
-		    sqlite3_errmsg(s->db));
 	free(f);
-	return rc;
+	return db_result(s, rc, err);
 }
 
 cJSON *
