@@ -136,33 +136,19 @@ on_status(struct agent *a, struct conn *c, const struct frame_hdr *h,
 	agent_status(a, c);
 }
 
-static void
-on_test(struct agent *a, struct conn *c, const struct frame_hdr *h,
-    const cJSON *body)
-{
-	engine_message(&a->engine, c, h, body);
-}
-
-static void
-on_probe(struct agent *a, struct conn *c, const struct frame_hdr *h,
-    const cJSON *body)
-{
-	probes_message(&a->probes, c, h, body);
-}
-
-static void
-on_facts(struct agent *a, struct conn *c, const struct frame_hdr *h,
-    const cJSON *body)
-{
-	facts_message(&a->facts, c, h, body);
-}
-
-static void
-on_watch(struct agent *a, struct conn *c, const struct frame_hdr *h,
-    const cJSON *body)
-{
-	watches_message(&a->watches, c, h, body);
-}
+/* ON_MODULE defines the handler that passes a request to one module's
+ * _message function with the module's own state. */
+#define ON_MODULE(name, field, fn)					\
+	static void							\
+	name(struct agent *a, struct conn *c, const struct frame_hdr *h,	\
+	    const cJSON *body)						\
+	{								\
+		fn(&a->field, c, h, body);				\
+	}
+ON_MODULE(on_test, engine, engine_message)
+ON_MODULE(on_probe, probes, probes_message)
+ON_MODULE(on_facts, facts, facts_message)
+ON_MODULE(on_watch, watches, watches_message)
 
 /* Which module serves which request: HELLO, AUTH and BYE are the
  * connection's (proto/conn.c); a type without an entry, and every reply,

@@ -71,4 +71,8 @@ int json_elem_obj(const cJSON *arr_item, const char *arrname, int idx,
 int json_word(const char *key, const char *v, const char *const *words,
     int n, char *err);
 
+/* json_is_array: 0 when j is an array, else -1 with "WHAT: not an array"
+ * (a whole document that must be one). */
+int json_is_array(const cJSON *j, const char *what, char *err);
+
 #endif

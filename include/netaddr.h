@@ -49,4 +49,7 @@ socklen_t netaddr_sockaddr(const struct netaddr *a, uint16_t port,
 int netaddr_from_sockaddr(const struct sockaddr *sa, struct netaddr *a,
     uint16_t *port);
 
+/* netaddr_mask_bits: the prefix length of a netmask (its one bits). */
+unsigned netaddr_mask_bits(const struct netaddr *mask);
+
 #endif

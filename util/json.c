@@ -347,3 +347,12 @@ json_word(const char *key, const char *v, const char *const *words, int n,
 		    i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
 	return -1;
 }
+
+int
+json_is_array(const cJSON *j, const char *what, char *err)
+{
+	if (cJSON_IsArray(j))
+		return 0;
+	snprintf(err, CF_ERRLEN, "%s: not an array", what);
+	return -1;
+}

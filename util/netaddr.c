@@ -219,3 +219,14 @@ netaddr_from_sockaddr(const struct sockaddr *sa, struct netaddr *a,
 	}
 	return -1;
 }
+
+unsigned
+netaddr_mask_bits(const struct netaddr *mask)
+{
+	const uint8_t *p = (const uint8_t *)&mask->u;
+	unsigned bits = 0, i, n = mask->family == AF_INET ? 4 : 16;
+
+	for (i = 0; i < n; i++)
+		bits += (unsigned)__builtin_popcount(p[i]);
+	return bits;
+}

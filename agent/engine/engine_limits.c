@@ -44,18 +44,12 @@ engine_target_allowed_cfg(const struct agent_config *cfg,
 	for (i = ifa; i && !ok; i = i->ifa_next) {
 		struct netcidr c;
 		struct netaddr m;
-		const uint8_t *p;
-		unsigned bits = 0, b, n;
 
 		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
 		    netaddr_from_sockaddr(i->ifa_addr, &c.addr, NULL) == -1 ||
 		    netaddr_from_sockaddr(i->ifa_netmask, &m, NULL) == -1)
 			continue;
-		p = (const uint8_t *)&m.u;
-		n = m.family == AF_INET ? 4 : 16;
-		for (b = 0; b < n; b++)
-			bits += (unsigned)__builtin_popcount(p[b]);
-		c.prefix = bits;
+		c.prefix = netaddr_mask_bits(&m);
 		ok = netcidr_contains(&c, addr);
 	}
 	freeifaddrs(ifa);

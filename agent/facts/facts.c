@@ -124,17 +124,13 @@ addresses(cJSON *links)
 	for (i = ifa; i; i = i->ifa_next) {
 		struct netaddr a, m;
 		char b[NETADDR_STRLEN + 8], s[NETADDR_STRLEN];
-		const uint8_t *p;
-		unsigned bits = 0, k, w;
+		unsigned bits;
 
 		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
 		    netaddr_from_sockaddr(i->ifa_addr, &a, NULL) == -1 ||
 		    netaddr_from_sockaddr(i->ifa_netmask, &m, NULL) == -1)
 			continue;
-		p = (const uint8_t *)&m.u;
-		w = a.family == AF_INET ? 4 : 16;
-		for (k = 0; k < w; k++)
-			bits += (unsigned)__builtin_popcount(p[k]);
+		bits = netaddr_mask_bits(&m);
 		snprintf(b, sizeof(b), "%s/%u", netaddr_str(&a, s, sizeof(s)),
 		    bits);
 		cJSON_ArrayForEach(l, links) {

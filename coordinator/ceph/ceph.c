@@ -133,14 +133,14 @@ ceph_addrvec(const cJSON *av, struct netaddr *out, char *err)
 	return 0;
 }
 
-static struct ceph_osd *
-osd_find(struct ceph_map *m, int id)
+struct ceph_osd *
+ceph_osd_find(const struct ceph_map *m, int id)
 {
 	int i;
 
 	for (i = 0; i < m->nosds; i++)
 		if (m->osds[i].id == id)
-			return &m->osds[i];
+			return (struct ceph_osd *)&m->osds[i];
 	return NULL;
 }
 
@@ -266,7 +266,7 @@ ceph_parse_osd_tree(const cJSON *j, struct ceph_map *m, char *err)
 				    "children: not numbers", name);
 				return -1;
 			}
-			if ((o = osd_find(m, ch->valueint)) != NULL)
+			if ((o = ceph_osd_find(m, ch->valueint)) != NULL)
 				snprintf(o->host, sizeof(o->host), "%s", name);
 		}
 		/* Its parent bucket, if it is not the root. */
@@ -323,10 +323,8 @@ ceph_parse_osd_metadata(const cJSON *j, struct ceph_map *m, char *err)
 	const cJSON *e;
 	int i = 0;
 
-	if (!cJSON_IsArray(j)) {
-		snprintf(err, CF_ERRLEN, "osd metadata: not an array");
+	if (json_is_array(j, "osd metadata", err) == -1)
 		return -1;
-	}
 	cJSON_ArrayForEach(e, j) {
 		uint32_t id;
 		const char *hn;
@@ -368,7 +366,7 @@ ceph_parse_osd_metadata(const cJSON *j, struct ceph_map *m, char *err)
 				    ba);
 				return -1;
 			}
-			if ((o = osd_find(m, (int)id)) != NULL) {
+			if ((o = ceph_osd_find(m, (int)id)) != NULL) {
 				snprintf(o->meta_host, sizeof(o->meta_host),
 				    "%s", hn);
 				o->meta_front = fa_a;
@@ -403,22 +401,31 @@ ceph_parse_mon_dump(const cJSON *j, struct ceph_map *m, char *err)
 	return 0;
 }
 
+/* config_entry: one entry of 'config dump': section, name, value and
+ * mask ("" when none). */
+static int
+config_entry(const cJSON *e, const char **sec, const char **name,
+    const char **val, const char **mask, char *err)
+{
+	if (json_get_str(e, "section", 0, 128, sec, err) == -1 ||
+	    json_get_str(e, "name", 1, 128, name, err) == -1 ||
+	    json_get_str(e, "value", 0, 4096, val, err) == -1 ||
+	    json_opt_str(e, "mask", 0, 256, "", mask, err) == -1)
+		return -1;
+	return 0;
+}
+
 int
 ceph_parse_config_dump(const cJSON *j, struct ceph_map *m, char *err)
 {
 	const cJSON *e;
 
-	if (!cJSON_IsArray(j)) {
-		snprintf(err, CF_ERRLEN, "config dump: not an array");
+	if (json_is_array(j, "config dump", err) == -1)
 		return -1;
-	}
 	cJSON_ArrayForEach(e, j) {
 		const char *sec, *name, *val, *mask;
 
-		if (json_get_str(e, "section", 0, 128, &sec, err) == -1 ||
-		    json_get_str(e, "name", 1, 128, &name, err) == -1 ||
-		    json_get_str(e, "value", 0, 4096, &val, err) == -1 ||
-		    json_opt_str(e, "mask", 0, 256, "", &mask, err) == -1) {
+		if (config_entry(e, &sec, &name, &val, &mask, err) == -1) {
 			ceph_prefix_err(err, "config dump");
 			return -1;
 		}
@@ -443,17 +450,12 @@ ceph_config_lookup(const cJSON *j, const char *who, const char *name,
 	char w[512];
 	int i = 0;
 
-	if (!cJSON_IsArray(j)) {
-		snprintf(err, CF_ERRLEN, "config dump: not an array");
+	if (json_is_array(j, "config dump", err) == -1)
 		return -1;
-	}
 	cJSON_ArrayForEach(e, j) {
 		const char *sec, *n, *val, *mask;
 
-		if (json_get_str(e, "section", 0, 128, &sec, err) == -1 ||
-		    json_get_str(e, "name", 1, 128, &n, err) == -1 ||
-		    json_get_str(e, "value", 0, 4096, &val, err) == -1 ||
-		    json_opt_str(e, "mask", 0, 256, "", &mask, err) == -1) {
+		if (config_entry(e, &sec, &n, &val, &mask, err) == -1) {
 			char ctx[48];
 
 			snprintf(ctx, sizeof(ctx), "config dump[%d]", i);

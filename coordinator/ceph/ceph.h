@@ -171,4 +171,8 @@ int ceph_heartbeats_run(const struct ceph_opts *co, bool json);
  * whose JSON it could not read). */
 void ceph_prefix_err(char *err, const char *pre);
 
+/* ceph_osd_find: the OSD of m with this id, or NULL. The map's own entry:
+ * writable through a map the caller may write. */
+struct ceph_osd *ceph_osd_find(const struct ceph_map *m, int id);
+
 #endif

@@ -95,10 +95,33 @@ ceph_parse_pg_dump(const cJSON *j, uint32_t epoch, struct ceph_pgdump *d,
 	return 0;
 }
 
+/* active_clean adds the PGs counted as active+clean in a list of
+ * {name: state, count: n} (the keys differ between commands). */
+static int
+active_clean(const cJSON *arr, const char *namek, const char *countk,
+    const char *what, int *out, char *err)
+{
+	const cJSON *st;
+	double v;
+
+	cJSON_ArrayForEach(st, arr) {
+		const char *name;
+
+		if (json_get_str(st, namek, 1, 256, &name, err) == -1 ||
+		    json_get_double(st, countk, 0, 1e9, &v, err) == -1) {
+			ceph_prefix_err(err, what);
+			return -1;
+		}
+		if (strcmp(name, "active+clean") == 0)
+			*out += (int)v;
+	}
+	return 0;
+}
+
 int
 ceph_parse_status(const cJSON *j, struct ceph_status *s, char *err)
 {
-	const cJSON *h, *pg, *om, *st;
+	const cJSON *h, *pg, *om;
 	double v;
 
 	memset(s, 0, sizeof(*s));
@@ -121,24 +144,15 @@ ceph_parse_status(const cJSON *j, struct ceph_status *s, char *err)
 		s->osds_up = (int)v;
 	if (json_get_double(om, "num_in_osds", 0, 1e6, &v, err) == 0)
 		s->osds_in = (int)v;
-	cJSON_ArrayForEach(st, cJSON_GetObjectItem(pg, "pgs_by_state")) {
-		const char *name;
-
-		if (json_get_str(st, "state_name", 1, 256, &name, err) == -1 ||
-		    json_get_double(st, "count", 0, 1e9, &v, err) == -1) {
-			ceph_prefix_err(err, "status: pgmap.pgs_by_state");
-			return -1;
-		}
-		if (strcmp(name, "active+clean") == 0)
-			s->active_clean += (int)v;
-	}
-	return 0;
+	return active_clean(cJSON_GetObjectItem(pg, "pgs_by_state"),
+	    "state_name", "count", "status: pgmap.pgs_by_state",
+	    &s->active_clean, err);
 }
 
 int
 ceph_parse_pg_stat(const cJSON *j, struct ceph_pgstat *s, char *err)
 {
-	const cJSON *sum, *st;
+	const cJSON *sum;
 	double v;
 
 	memset(s, 0, sizeof(*s));
@@ -149,18 +163,8 @@ ceph_parse_pg_stat(const cJSON *j, struct ceph_pgstat *s, char *err)
 		return -1;
 	}
 	s->num_pgs = (int)v;
-	cJSON_ArrayForEach(st, cJSON_GetObjectItem(sum, "num_pg_by_state")) {
-		const char *name;
-
-		if (json_get_str(st, "name", 1, 256, &name, err) == -1 ||
-		    json_get_double(st, "num", 0, 1e9, &v, err) == -1) {
-			ceph_prefix_err(err, "pg stat: num_pg_by_state");
-			return -1;
-		}
-		if (strcmp(name, "active+clean") == 0)
-			s->active_clean += (int)v;
-	}
-	return 0;
+	return active_clean(cJSON_GetObjectItem(sum, "num_pg_by_state"),
+	    "name", "num", "pg stat: num_pg_by_state", &s->active_clean, err);
 }
 
 /* health_text appends a check's summary and detail messages, one per
@@ -223,10 +227,8 @@ ceph_parse_config_show(const cJSON *j, const char *name, char *value,
 	const cJSON *e;
 	int i = 0;
 
-	if (!cJSON_IsArray(j)) {
-		snprintf(err, CF_ERRLEN, "config show: not an array");
+	if (json_is_array(j, "config show", err) == -1)
 		return -1;
-	}
 	cJSON_ArrayForEach(e, j) {
 		const char *n, *v, *src;
 

@@ -135,7 +135,7 @@ do_restart(struct mig *g, const cJSON *d, int n)
 	if (migrate_obs_map(g) == -1)
 		return G_ERROR;
 	for (i = 0; i < k; i++) {
-		const struct ceph_osd *c = migrate_osd(g->cur, osd[i]);
+		const struct ceph_osd *c = ceph_osd_find(g->cur, osd[i]);
 		const cJSON *ev = migrate_restart_ev(g, n, osd[i]);
 		cJSON *e;
 

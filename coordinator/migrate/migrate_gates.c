@@ -81,17 +81,6 @@ in_batch(const struct mig *g, int id)
 	return false;
 }
 
-const struct ceph_osd *
-migrate_osd(const struct ceph_map *m, int id)
-{
-	int i;
-
-	for (i = 0; i < m->nosds; i++)
-		if (m->osds[i].id == id)
-			return &m->osds[i];
-	return NULL;
-}
-
 /* obs_map reads 'osd dump' into g->cur. */
 int
 migrate_obs_map(struct mig *g)
@@ -172,7 +161,7 @@ watch(struct mig *g, struct ceph_health *h)
 
 		if (!b->up || in_batch(g, b->id))
 			continue;
-		c = migrate_osd(g->cur, b->id);
+		c = ceph_osd_find(g->cur, b->id);
 		if (c == NULL || !c->up)
 			return migrate_pause(g, "find why it went down (its log, its "
 			    "host's links) before restarting another OSD",
@@ -196,7 +185,7 @@ accept_batch(struct mig *g)
 		const struct ceph_osd *c;
 
 		if (in_batch(g, g->base->osds[i].id) &&
-		    (c = migrate_osd(g->cur, g->base->osds[i].id)) != NULL)
+		    (c = ceph_osd_find(g->cur, g->base->osds[i].id)) != NULL)
 			g->base->osds[i] = *c;
 	}
 }
@@ -371,7 +360,7 @@ chk_moved(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 
 	CHECK_WATCH(g, &h);
 	for (i = 0; i < k; i++) {
-		const struct ceph_osd *c = migrate_osd(g->cur, osd[i]);
+		const struct ceph_osd *c = ceph_osd_find(g->cur, osd[i]);
 		const cJSON *ev = migrate_restart_ev(g, n, osd[i]);
 		double before = 0;
 		const char *pub = "";
@@ -418,7 +407,7 @@ chk_clean(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 	(void)n;
 	CHECK_WATCH(g, &h);
 	for (i = 0; i < k; i++) {
-		const struct ceph_osd *c = migrate_osd(g->cur, osd[i]);
+		const struct ceph_osd *c = ceph_osd_find(g->cur, osd[i]);
 
 		if (c && c->up_from > epoch)
 			epoch = c->up_from;
@@ -477,7 +466,7 @@ chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 		return 2;
 	}
 	for (i = 0; i < k; i++) {
-		const struct ceph_osd *c = migrate_osd(g->cur, osd[i]);
+		const struct ceph_osd *c = ceph_osd_find(g->cur, osd[i]);
 		char name[24];
 		const char *p;
 

@@ -65,7 +65,6 @@ int migrate_pause(struct mig *g, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* migrate_obs_map reads 'osd dump' into g->cur; -1 with g->err. */
 int migrate_obs_map(struct mig *g);
-const struct ceph_osd *migrate_osd(const struct ceph_map *m, int id);
 /* migrate_osds: the "osds" array of a step's do or gate, at most max. */
 int migrate_osds(const cJSON *o, int *ids, int max);
 /* migrate_restart_ev: the journal's latest restart event of step n, osd. */
