@@ -4,6 +4,7 @@
 #include "json.h"
 #include "units.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,13 +128,50 @@ config_section_cb(void *udata, const char *kind, const char *name, int line,
 	return 0;
 }
 
+/* The numeric keys: counts (unsigned) and durations (seconds), with
+ * their ranges and fields. */
+static const struct config_num {
+	const char *key;
+	double min, max;
+	bool secs;
+	size_t off;
+} config_nums[] = {
+	{ "max_sessions", 1, 1024, false,
+	    offsetof(struct agent_config, max_sessions) },
+	{ "max_conns", 1, 65536, false,
+	    offsetof(struct agent_config, max_conns) },
+	{ "auth_timeout", 0.1, 60, true,
+	    offsetof(struct agent_config, auth_timeout) },
+	{ "idle_timeout", 1, 86400, true,
+	    offsetof(struct agent_config, idle_timeout) },
+	{ "max_tests", 1, 256, false,
+	    offsetof(struct agent_config, max_tests) },
+	{ "max_streams", 1, 1024, false,
+	    offsetof(struct agent_config, max_streams) },
+	{ "max_duration", 1, 86400, true,
+	    offsetof(struct agent_config, max_duration) },
+	{ NULL, 0, 0, false, 0 }
+};
+
 static int
 config_pair_cb(void *udata, const char *key, const char *val, int line,
     char *err)
 {
 	struct agent_config *cfg = udata;
+	const struct config_num *n;
 
 	(void)line;
+	for (n = config_nums; n->key; n++) {
+		char *f = (char *)cfg + n->off;
+
+		if (strcmp(key, n->key) != 0)
+			continue;
+		if (n->secs)
+			return config_secs(key, val, n->min, n->max,
+			    (double *)(void *)f, err);
+		return config_uint(key, val, (unsigned)n->min,
+		    (unsigned)n->max, (unsigned *)(void *)f, err);
+	}
 	if (strcmp(key, "listen") == 0)
 		return config_set_listen(cfg, val, err);
 	if (strcmp(key, "key") == 0) {
@@ -144,15 +182,6 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 		snprintf(cfg->key_path, sizeof(cfg->key_path), "%s", val);
 		return 0;
 	}
-	if (strcmp(key, "max_sessions") == 0)
-		return config_uint(key, val, 1, 1024, &cfg->max_sessions, err);
-	if (strcmp(key, "max_conns") == 0)
-		return config_uint(key, val, 1, 65536, &cfg->max_conns, err);
-	if (strcmp(key, "auth_timeout") == 0)
-		return config_secs(key, val, 0.1, 60, &cfg->auth_timeout, err);
-	if (strcmp(key, "idle_timeout") == 0)
-		return config_secs(key, val, 1, 86400, &cfg->idle_timeout,
-		    err);
 	if (strcmp(key, "vtysh") == 0) {
 		if (strlen(val) >= sizeof(cfg->vtysh) || (val[0] &&
 		    val[0] != '/')) {
@@ -189,12 +218,6 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 		    val);
 		return 0;
 	}
-	if (strcmp(key, "max_tests") == 0)
-		return config_uint(key, val, 1, 256, &cfg->max_tests, err);
-	if (strcmp(key, "max_streams") == 0)
-		return config_uint(key, val, 1, 1024, &cfg->max_streams, err);
-	if (strcmp(key, "max_duration") == 0)
-		return config_secs(key, val, 1, 86400, &cfg->max_duration, err);
 	if (strcmp(key, "max_rate") == 0) {
 		if (units_rate(val, &cfg->max_rate) == -1) {
 			snprintf(err, CF_ERRLEN, "max_rate: '%s' is not a rate "

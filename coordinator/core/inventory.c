@@ -245,12 +245,29 @@ inv_pair_cb(void *udata, const char *key, const char *val, int line,
 	return inv_host_pair(p, key, val, line, err);
 }
 
+/* outside: host h's address on network net (line: where it was set) is
+ * outside the inventory's net (NULL: none declared); true with err. */
+static bool
+outside(const char *name, const struct inv_host *h, const char *net,
+    int line, const struct netaddr *addr, const struct netcidr *cidr,
+    char *err)
+{
+	char a[NETADDR_STRLEN], c[NETADDR_STRLEN + 4];
+
+	if (cidr == NULL || addr->family == 0 || netcidr_contains(cidr, addr))
+		return false;
+	snprintf(err, CF_ERRLEN, "%s:%d: host '%s': %s address %s is outside "
+	    "%s_network %s", name, line, h->name, net, netaddr_str(addr, a,
+	    sizeof(a)), net, netcidr_str(cidr, c, sizeof(c)));
+	return true;
+}
+
 /* inv_validate runs the checks that need the whole file. */
 static int
 inv_validate(struct inventory *inv, const char *name, char *err)
 {
 	struct inv_host *h, *o;
-	char a[NETADDR_STRLEN], c[NETADDR_STRLEN];
+	char a[NETADDR_STRLEN];
 
 	if (inv->nhosts == 0) {
 		snprintf(err, CF_ERRLEN, "%s: no [host NAME] sections", name);
@@ -265,24 +282,11 @@ inv_validate(struct inventory *inv, const char *name, char *err)
 		}
 		if (h->port == 0)
 			h->port = inv->port;
-		if (inv->has_pubnet && h->pub.family != 0 &&
-		    !netcidr_contains(&inv->pubnet, &h->pub)) {
-			snprintf(err, CF_ERRLEN, "%s:%d: host '%s': public "
-			    "address %s is outside public_network %s", name,
-			    h->pub_line, h->name,
-			    netaddr_str(&h->pub, a, sizeof(a)),
-			    netcidr_str(&inv->pubnet, c, sizeof(c)));
+		if (outside(name, h, "public", h->pub_line, &h->pub,
+		    inv->has_pubnet ? &inv->pubnet : NULL, err) ||
+		    outside(name, h, "cluster", h->clus_line, &h->clus,
+		    inv->has_clusnet ? &inv->clusnet : NULL, err))
 			return -1;
-		}
-		if (inv->has_clusnet && h->clus.family != 0 &&
-		    !netcidr_contains(&inv->clusnet, &h->clus)) {
-			snprintf(err, CF_ERRLEN, "%s:%d: host '%s': cluster "
-			    "address %s is outside cluster_network %s", name,
-			    h->clus_line, h->name,
-			    netaddr_str(&h->clus, a, sizeof(a)),
-			    netcidr_str(&inv->clusnet, c, sizeof(c)));
-			return -1;
-		}
 		/* Two hosts with one address is a copy-paste slip that
 		 * would make a pair test talk to itself. */
 		TAILQ_FOREACH(o, &inv->hosts, entry) {

@@ -4,6 +4,7 @@
 #include "ini.h"
 #include "json.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,29 @@ profile_num(const char *key, const char *val, double min, double max,
 	return 0;
 }
 
+/* The profile's numeric keys: their range and their field. */
+static const struct profile_key {
+	const char *key;
+	double min, max;
+	size_t off;
+} profile_nums[] = {
+	{ "line_rate_gbps", 0.001, 10000, offsetof(struct profile, line_gbps) },
+	{ "min_bandwidth_pct", 1, 100, offsetof(struct profile, min_pct) },
+	{ "max_imbalance_pct", 1, 100, offsetof(struct profile,
+	    imbalance_pct) },
+	{ "min_load_pct", 1, 100, offsetof(struct profile, load_pct) },
+	{ "max_retransmits_per_gb", 0, 1e9, offsetof(struct profile, max_rpg) },
+	{ "max_rtt_p99_us", 1, 1e9, offsetof(struct profile, max_p99_us) },
+	{ "latency_factor", 1, 1000, offsetof(struct profile, latency_k) },
+	{ "max_asymmetry_pct", 1, 100, offsetof(struct profile, asym_pct) },
+	{ NULL, 0, 0, 0 }
+};
+
 static int
 profile_pair(void *u, const char *key, const char *val, int line, char *err)
 {
 	struct profile *p = u;
+	const struct profile_key *n;
 	double d;
 
 	(void)line;
@@ -63,22 +83,10 @@ profile_pair(void *u, const char *key, const char *val, int line, char *err)
 		snprintf(p->name, sizeof(p->name), "%s", val);
 		return 0;
 	}
-	if (strcmp(key, "line_rate_gbps") == 0)
-		return profile_num(key, val, 0.001, 10000, &p->line_gbps, err);
-	if (strcmp(key, "min_bandwidth_pct") == 0)
-		return profile_num(key, val, 1, 100, &p->min_pct, err);
-	if (strcmp(key, "max_imbalance_pct") == 0)
-		return profile_num(key, val, 1, 100, &p->imbalance_pct, err);
-	if (strcmp(key, "min_load_pct") == 0)
-		return profile_num(key, val, 1, 100, &p->load_pct, err);
-	if (strcmp(key, "max_retransmits_per_gb") == 0)
-		return profile_num(key, val, 0, 1e9, &p->max_rpg, err);
-	if (strcmp(key, "max_rtt_p99_us") == 0)
-		return profile_num(key, val, 1, 1e9, &p->max_p99_us, err);
-	if (strcmp(key, "latency_factor") == 0)
-		return profile_num(key, val, 1, 1000, &p->latency_k, err);
-	if (strcmp(key, "max_asymmetry_pct") == 0)
-		return profile_num(key, val, 1, 100, &p->asym_pct, err);
+	for (n = profile_nums; n->key; n++)
+		if (strcmp(key, n->key) == 0)
+			return profile_num(key, val, n->min, n->max,
+			    (double *)(void *)((char *)p + n->off), err);
 	if (strcmp(key, "required_mtu") == 0) {
 		if (profile_num(key, val, 0, 65535, &d, err) == -1)
 			return -1;
