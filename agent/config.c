@@ -74,15 +74,11 @@ static int
 config_secs(const char *key, const char *val, double min, double max,
     double *out, char *err)
 {
-	char *end;
-	double v = strtod(val, &end);
-
-	if (*val == '\0' || *end != '\0' || !(v >= min && v <= max)) {
+	if (units_number(val, min, max, out) == -1) {
 		snprintf(err, CF_ERRLEN, "%s: '%s' is not a number of seconds "
 		    "in [%g, %g]", key, val, min, max);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 
@@ -136,20 +132,16 @@ static const struct config_num {
 	bool secs;
 	size_t off;
 } config_nums[] = {
-	{ "max_sessions", 1, 1024, false,
-	    offsetof(struct agent_config, max_sessions) },
-	{ "max_conns", 1, 65536, false,
-	    offsetof(struct agent_config, max_conns) },
-	{ "auth_timeout", 0.1, 60, true,
-	    offsetof(struct agent_config, auth_timeout) },
-	{ "idle_timeout", 1, 86400, true,
-	    offsetof(struct agent_config, idle_timeout) },
-	{ "max_tests", 1, 256, false,
-	    offsetof(struct agent_config, max_tests) },
-	{ "max_streams", 1, 1024, false,
-	    offsetof(struct agent_config, max_streams) },
-	{ "max_duration", 1, 86400, true,
-	    offsetof(struct agent_config, max_duration) },
+#define CN(key, min, max, secs, field) \
+	{ key, min, max, secs, offsetof(struct agent_config, field) }
+	CN("max_sessions", 1, 1024, false, max_sessions),
+	CN("max_conns", 1, 65536, false, max_conns),
+	CN("auth_timeout", 0.1, 60, true, auth_timeout),
+	CN("idle_timeout", 1, 86400, true, idle_timeout),
+	CN("max_tests", 1, 256, false, max_tests),
+	CN("max_streams", 1, 1024, false, max_streams),
+	CN("max_duration", 1, 86400, true, max_duration),
+#undef CN
 	{ NULL, 0, 0, false, 0 }
 };
 

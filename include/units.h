@@ -18,4 +18,9 @@ const char *units_fmt_rate(double bps, char *buf, size_t sz);
 /* units_fmt_bytes writes "1.10 GBytes"-style text (binary units). */
 const char *units_fmt_bytes(double bytes, char *buf, size_t sz);
 
+/* units_number: s as a whole decimal number in [min, max] into *out; -1
+ * (nothing written) for anything else. The callers word the error: a
+ * config key, a command-line option. */
+int units_number(const char *s, double min, double max, double *out);
+
 #endif

@@ -33,15 +33,9 @@ void
 conn_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
     const struct auth_key *psk, const char *version)
 {
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->loop = loop;
-	ctx->psk = psk;
-	ctx->version = version;
-	ctx->hostname = "";
-	ctx->proto = CF_PROTO_VERSION;
-	ctx->auth_timeout = 5.0;
-	ctx->idle_timeout = 60.0;
-	ctx->wq_limit = 8 * 1024 * 1024;
+	*ctx = (struct conn_ctx){ .loop = loop, .psk = psk, .version = version,
+	    .hostname = "", .proto = CF_PROTO_VERSION, .auth_timeout = 5.0,
+	    .idle_timeout = 60.0, .wq_limit = 8 * 1024 * 1024 };
 	TAILQ_INIT(&ctx->dead);
 	ev_prepare_init(&ctx->reaper, conn_reaper_cb);
 	ctx->reaper.data = ctx;
@@ -146,49 +140,36 @@ conn_dispatch(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 {
 	switch (c->state) {
 	case CONN_HELLO:
-		switch (h->type) {
-		case MSG_HELLO:
+		if (h->type == MSG_HELLO) {
 			conn_on_hello(c, h, body);
-			return;
-		case MSG_ERROR:
-			conn_peer_error(c, body);
-			return;
-		case MSG_BYE:
-			conn_close(c, CONN_R_PEER_CLOSED, "peer said BYE");
 			return;
 		}
 		break;
 	case CONN_AUTH:
-		switch (h->type) {
-		case MSG_AUTH:
+		if (h->type == MSG_AUTH) {
 			conn_on_auth(c, body);
-			return;
-		case MSG_ERROR:
-			conn_peer_error(c, body);
-			return;
-		case MSG_BYE:
-			conn_close(c, CONN_R_PEER_CLOSED, "peer said BYE");
 			return;
 		}
 		break;
 	case CONN_ESTABLISHED:
-		switch (h->type) {
-		case MSG_HELLO:
-		case MSG_AUTH:
-			break;
-		case MSG_ERROR:
-			conn_peer_error(c, body);
-			return;
-		case MSG_BYE:
-			conn_close(c, CONN_R_OK, "peer said BYE");
-			return;
-		default:
+		if (h->type != MSG_HELLO && h->type != MSG_AUTH &&
+		    h->type != MSG_ERROR && h->type != MSG_BYE) {
 			if (c->ops && c->ops->message)
 				c->ops->message(c, h, body);
 			return;
 		}
 		break;
 	default:
+		return;		/* connecting or closing: nothing is read */
+	}
+	/* In every state that reads: the peer's ERROR and BYE end it. */
+	if (h->type == MSG_ERROR) {
+		conn_peer_error(c, body);
+		return;
+	}
+	if (h->type == MSG_BYE) {
+		conn_close(c, c->state == CONN_ESTABLISHED ? CONN_R_OK :
+		    CONN_R_PEER_CLOSED, "peer said BYE");
 		return;
 	}
 	conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "unexpected %s in state %s",

@@ -80,3 +80,15 @@ units_fmt_bytes(double b, char *buf, size_t sz)
 
 	return fmt_scaled(b, s, buf, sz);
 }
+
+int
+units_number(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double d = strtod(s, &end);
+
+	if (*s == '\0' || *end != '\0' || !(d >= min && d <= max))
+		return -1;
+	*out = d;
+	return 0;
+}

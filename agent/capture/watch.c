@@ -115,9 +115,7 @@ watches_init(struct watches *ws, struct ev_loop *loop,
 	char eb[PCAP_ERRBUF_SIZE], ifn[16];
 	int k;
 
-	memset(ws, 0, sizeof(*ws));
-	ws->loop = loop;
-	ws->cfg = cfg;
+	*ws = (struct watches){ .loop = loop, .cfg = cfg };
 	for (k = 0; k < 2; k++) {
 		struct wnet *w = &ws->net[k];
 		const struct netcidr *c = k ? &cfg->clusnet : &cfg->pubnet;

@@ -37,10 +37,7 @@ void
 engine_init(struct engine *e, struct ev_loop *loop,
     const struct agent_config *cfg, const char *hostname)
 {
-	memset(e, 0, sizeof(*e));
-	e->loop = loop;
-	e->cfg = cfg;
-	e->hostname = hostname;
+	*e = (struct engine){ .loop = loop, .cfg = cfg, .hostname = hostname };
 	TAILQ_INIT(&e->tests);
 }
 

@@ -309,9 +309,7 @@ void
 facts_init(struct facts_ctx *fc, struct ev_loop *loop,
     const struct agent_config *cfg)
 {
-	memset(fc, 0, sizeof(*fc));
-	fc->loop = loop;
-	fc->cfg = cfg;
+	*fc = (struct facts_ctx){ .loop = loop, .cfg = cfg };
 	TAILQ_INIT(&fc->jobs);
 }
 

@@ -17,9 +17,7 @@ void
 probes_init(struct probes *ps, struct ev_loop *loop,
     const struct agent_config *cfg)
 {
-	memset(ps, 0, sizeof(*ps));
-	ps->loop = loop;
-	ps->cfg = cfg;
+	*ps = (struct probes){ .loop = loop, .cfg = cfg };
 	TAILQ_INIT(&ps->list);
 }
 

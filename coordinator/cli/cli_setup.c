@@ -3,6 +3,7 @@
  * network names, see cli.h. */
 #include "cli/cli.h"
 #include "json.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,15 +90,11 @@ int
 parse_num(const char *opt, const char *v, double min, double max,
     double *out)
 {
-	char *end;
-	double d = strtod(v, &end);
-
-	if (*v == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+	if (units_number(v, min, max, out) == -1) {
 		fprintf(stderr, "cephfab: pair: %s: '%s' is not a number in "
 		    "[%g, %g]\n", opt, v, min, max);
 		return -1;
 	}
-	*out = d;
 	return 0;
 }
 

@@ -338,12 +338,9 @@ inventory_parse_buf(const char *name, const char *text, size_t len,
     struct inventory *inv, char *err)
 {
 	struct ini_handler h = { inv_section_cb, inv_pair_cb };
-	struct inv_parse p;
+	struct inv_parse p = { .inv = inv, .name = name };
 
 	inv_init(inv, name);
-	memset(&p, 0, sizeof(p));
-	p.inv = inv;
-	p.name = name;
 	if (ini_parse_buf(name, text, len, &h, &p, err) == -1 ||
 	    inv_validate(inv, name, err) == -1) {
 		inventory_free(inv);
@@ -356,12 +353,9 @@ int
 inventory_load(const char *path, struct inventory *inv, char *err)
 {
 	struct ini_handler h = { inv_section_cb, inv_pair_cb };
-	struct inv_parse p;
+	struct inv_parse p = { .inv = inv, .name = path };
 
 	inv_init(inv, path);
-	memset(&p, 0, sizeof(p));
-	p.inv = inv;
-	p.name = path;
 	if (ini_parse_file(path, &h, &p, err) == -1 ||
 	    inv_validate(inv, path, err) == -1) {
 		inventory_free(inv);

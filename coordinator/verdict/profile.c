@@ -3,6 +3,7 @@
 #include "verdict/verdict.h"
 #include "ini.h"
 #include "json.h"
+#include "units.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -41,15 +42,11 @@ static int
 profile_num(const char *key, const char *val, double min, double max,
     double *out, char *err)
 {
-	char *end;
-	double d = strtod(val, &end);
-
-	if (*val == '\0' || *end != '\0' || !(d >= min && d <= max)) {
+	if (units_number(val, min, max, out) == -1) {
 		snprintf(err, CF_ERRLEN, "%s: '%s' is not a number in [%g, %g]",
 		    key, val, min, max);
 		return -1;
 	}
-	*out = d;
 	return 0;
 }
 
