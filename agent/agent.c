@@ -209,9 +209,6 @@ agent_closed(struct conn *c, enum conn_reason r, const char *detail)
 static void
 agent_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	static const struct conn_ops agent_ops = { .admit = agent_admit,
-	    .hello_fill = agent_hello_fill, .established = agent_established,
-	    .message = agent_message, .closed = agent_closed };
 	struct agent *a = w->data;
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -220,6 +217,9 @@ agent_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	struct netaddr na;
 	uint16_t port = 0;
 	int fd, i;
+	static const struct conn_ops agent_ops = { .admit = agent_admit,
+	    .hello_fill = agent_hello_fill, .established = agent_established,
+	    .message = agent_message, .closed = agent_closed };
 
 	(void)revents;
 	/* Accept a bounded batch so one flood cannot starve the loop. */

@@ -371,13 +371,13 @@ int
 hosts_run(struct inventory *inv, const struct auth_key *key,
     const struct hosts_opts *o)
 {
-	static const struct conn_ops hosts_ops = { .established =
-	    hosts_established, .message = hosts_message, .closed = hosts_closed
-	    };
 	struct hosts_run run;
 	struct inv_host *h;
 	char err[CF_ERRLEN], host[256];
 	int i = 0, rc;
+	static const struct conn_ops hosts_ops = { .established =
+	    hosts_established, .message = hosts_message, .closed = hosts_closed
+	    };
 
 	memset(&run, 0, sizeof(run));
 	run.o = o;

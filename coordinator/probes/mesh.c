@@ -538,12 +538,12 @@ int
 mesh_run(struct inventory *inv, const struct auth_key *key,
     const struct mesh_opts *o)
 {
-	static const struct session_ops mesh_ops = { .ready = mesh_ready,
-	    .message = mesh_message, .closed = mesh_closed };
 	struct mrun_mesh m;
 	struct inv_host *h;
 	char err[CF_ERRLEN];
 	int i = 0, a, b, lossy = 0, measured = 0, failed = 0, rc, nstored;
+	static const struct session_ops mesh_ops = { .ready = mesh_ready,
+	    .message = mesh_message, .closed = mesh_closed };
 
 	memset(&m, 0, sizeof(m));
 	m.o = o;

@@ -443,12 +443,12 @@ int
 pair_run(struct inventory *inv, const struct auth_key *key,
     const struct pair_opts *o)
 {
-	static const struct session_ops pair_sess_ops = { .ready = pair_ready,
-	    .message = pair_message, .closed = pair_closed };
 	struct prun p;
 	char err[CF_ERRLEN];
 	uint32_t i;
 	int rc;
+	static const struct session_ops pair_sess_ops = { .ready = pair_ready,
+	    .message = pair_message, .closed = pair_closed };
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;

@@ -172,10 +172,10 @@ probe_cmd_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static int
 probe_cmd_exchange(struct pcmd *c, const struct auth_key *key)
 {
+	char err[CF_ERRLEN];
 	static const struct session_ops probe_cmd_ops = { .ready =
 	    probe_cmd_ready, .message = probe_cmd_message, .closed =
 	    probe_cmd_closed };
-	char err[CF_ERRLEN];
 
 	memset(c->x, 0, sizeof(c->x));
 	c->nx = c->ndone = 0;

@@ -238,13 +238,13 @@ int
 watch_run(struct inventory *inv, const struct auth_key *key,
     const struct watch_opts *o)
 {
-	static const struct session_ops cw_ops = { .ready = cw_ready, .message
-	    = cw_message, .closed = cw_closed };
 	struct cwrun w;
 	struct inv_host *h;
 	char err[CF_ERRLEN];
 	uint8_t r[AUTH_NONCE_LEN];
 	int i = 0, failed = 0;
+	static const struct session_ops cw_ops = { .ready = cw_ready, .message
+	    = cw_message, .closed = cw_closed };
 
 	memset(&w, 0, sizeof(w));
 	w.o = o;
