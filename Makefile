@@ -52,14 +52,19 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 UNIT_TESTS := test_json test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tputstat test_tputreq test_histogram \
 	test_mtusearch test_sched test_findings test_matrix_load test_netlink \
-	test_topology test_ceph test_analyzer test_plan test_child
+	test_topology test_ceph test_analyzer test_plan test_child \
+	test_rootcause test_localize
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
 $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 $(BUILD)/tests/test_sched: $(BUILD)/coordinator/matrix/sched.o
-$(BUILD)/tests/test_findings: $(BUILD)/coordinator/verdict/findings.o $(BUILD)/coordinator/verdict/finding.o \
+$(BUILD)/tests/test_localize: $(BUILD)/coordinator/verdict/localize.o
+$(BUILD)/tests/test_rootcause: $(BUILD)/coordinator/verdict/findings.o \
+	$(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
+	$(BUILD)/coordinator/verdict/profile.o
+$(BUILD)/tests/test_findings: $(BUILD)/coordinator/verdict/findings.o $(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
 	$(BUILD)/coordinator/verdict/profile.o
 $(BUILD)/tests/test_netlink: $(BUILD)/agent/facts/netlink.o \
 	$(BUILD)/coordinator/facts/topology.o $(BUILD)/coordinator/verdict/finding.o
@@ -78,7 +83,7 @@ $(BUILD)/tests/test_plan: $(BUILD)/coordinator/migrate/plan.o \
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph/ceph.o $(BUILD)/coordinator/ceph/ceph_state.o \
 	$(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_matrix_load: $(BUILD)/coordinator/matrix/matrix_load.o \
-	$(BUILD)/coordinator/verdict/findings.o $(BUILD)/coordinator/verdict/finding.o \
+	$(BUILD)/coordinator/verdict/findings.o $(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
 	$(BUILD)/coordinator/verdict/profile.o
 
 .PHONY: all deps check unit unit-asan unit-asan-build integration fuzz valgrind \
@@ -146,7 +151,8 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOUR
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
 FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer.c \
 	coordinator/ceph/ceph.c coordinator/ceph/ceph_state.c coordinator/facts/topology.c coordinator/verdict/findings.c \
-	coordinator/verdict/finding.c coordinator/verdict/profile.c \
+	coordinator/verdict/finding.c coordinator/verdict/rootcause.c \
+	coordinator/verdict/localize.c coordinator/verdict/profile.c \
 	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_mesh.c agent/probes/route.c \
 	agent/engine/engine_limits.c tests/fuzz/stubs.c
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)

@@ -131,6 +131,26 @@ xml_esc(FILE *f, const char *s)
 	}
 }
 
+/* explains: when finding f lists the directions it explains
+ * (evidence.pairs), *mine says whether s -> d is one of them; false when
+ * it lists none (the hosts decide then). */
+static bool
+explains(const cJSON *f, const char *s, const char *d, bool *mine)
+{
+	const cJSON *ps = cJSON_GetObjectItem(cJSON_GetObjectItem(f,
+	    "evidence"), "pairs"), *p;
+	char want[160];
+
+	if (!cJSON_IsArray(ps))
+		return false;
+	snprintf(want, sizeof(want), "%s->%s", s, d);
+	*mine = false;
+	cJSON_ArrayForEach(p, ps)
+		if (cJSON_IsString(p) && strcmp(p->valuestring, want) == 0)
+			*mine = true;
+	return true;
+}
+
 int
 report_junit(const cJSON *doc, const char *path, char *err)
 {
@@ -176,7 +196,7 @@ report_junit(const cJSON *doc, const char *path, char *err)
 						continue;
 					hs = cJSON_GetObjectItem(f, "hosts");
 					mine = false;
-					{
+					if (!explains(f, s, d, &mine)) {
 						const cJSON *x;
 						int hit = 0, cnt = 0;
 
@@ -194,7 +214,8 @@ report_junit(const cJSON *doc, const char *path, char *err)
 					}
 					if (!mine || (k == 0 && !strstr(
 					    "slow_pair slow_host rack_uplink "
-					    "lossy_pair unreachable", fk)) ||
+					    "lossy_pair lossy_host fabric_rate "
+					    "unreachable", fk)) ||
 					    (k == 1 && strcmp(fk,
 					    "high_latency")) || (k == 2 &&
 					    strcmp(fk, "mtu_blackhole")) ||
@@ -303,9 +324,9 @@ report_prom(const cJSON *doc, const char *path, char *err)
 	    "and severity.\n# TYPE cephfab_findings gauge\n", fp);
 	{
 		static const char *kinds[] = { "unreachable", "slow_host",
-		    "slow_pair", "lossy_pair", "high_latency", "asymmetric",
-		    "mtu_blackhole", "port_blocked", "wrong_egress",
-		    "rack_uplink" };
+		    "slow_pair", "lossy_pair", "lossy_host", "fabric_rate",
+		    "high_latency", "asymmetric", "mtu_blackhole",
+		    "port_blocked", "wrong_egress", "rack_uplink" };
 		size_t i;
 
 		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {

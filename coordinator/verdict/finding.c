@@ -53,3 +53,25 @@ finding_num(cJSON *f, const char *key, double x)
 		cJSON_AddNumberToObject(cJSON_GetObjectItem(f, "evidence"), key,
 		    x);
 }
+
+void
+finding_location(cJSON *f, const char *scope)
+{
+	cJSON *l = cJSON_GetObjectItem(f, "location");
+
+	if (l == NULL)
+		l = cJSON_AddObjectToObject(f, "location");
+	cJSON_DeleteItemFromObject(l, "scope");
+	cJSON_AddStringToObject(l, "scope", scope);
+}
+
+void
+finding_pair(cJSON *f, const char *pair)
+{
+	cJSON *e = cJSON_GetObjectItem(f, "evidence");
+	cJSON *a = cJSON_GetObjectItem(e, "pairs");
+
+	if (a == NULL)
+		a = cJSON_AddArrayToObject(e, "pairs");
+	cJSON_AddItemToArray(a, cJSON_CreateString(pair));
+}

@@ -6,6 +6,7 @@
  * then the per-pair and per-direction ones.
  */
 #include "verdict/verdict.h"
+#include "verdict/verdict_int.h"
 #include "json.h"
 
 #include <math.h>
@@ -13,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define AT(a, i, j) ((a)[(i) * v->n + (j)])
 
 static int
 dcmp(const void *a, const void *b)
@@ -24,8 +23,8 @@ dcmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double
-median(double *x, int n)
+double
+findings_median(double *x, int n)
 {
 	if (n == 0)
 		return NAN;
@@ -33,13 +32,8 @@ median(double *x, int n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
-static cJSON *
-add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
-    int a, int b, const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 8, 9)));
-
-static cJSON *
-add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
+cJSON *
+findings_add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
     int a, int b, const char *hint, const char *fmt, ...)
 {
 	va_list ap;
@@ -58,12 +52,23 @@ add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
 		finding_host(f, v->names[a]);
 	if (b >= 0)
 		finding_host(f, v->names[b]);
+	finding_location(f, a >= 0 && b >= 0 ? "pair" : a >= 0 ? "host" :
+	    "fabric");
 	return f;
 }
 
+void
+findings_evidence_pair(cJSON *f, const struct mview *v, int i, int j)
+{
+	char p[2 * 64 + 4];
+
+	snprintf(p, sizeof(p), "%s->%s", v->names[i], v->names[j]);
+	finding_pair(f, p);
+}
+
 /* pair_p99: the worse direction's RTT p99 of a pair, 0 if unmeasured. */
-static double
-pair_p99(const struct mview *v, int i, int j)
+double
+findings_pair_p99(const struct mview *v, int i, int j)
 {
 	return fmax(isfinite(AT(v->p99, i, j)) ? AT(v->p99, i, j) : 0,
 	    isfinite(AT(v->p99, j, i)) ? AT(v->p99, j, i) : 0);
@@ -77,21 +82,6 @@ rtt_high(double q, const struct profile *p, double med, int nmed)
 	return q > p->max_p99_us || (isfinite(med) && nmed >= 4 &&
 	    q > p->latency_k * med && q > med + 200);
 }
-
-/* What the checks share: the view, the profile, the findings so far and
- * the cells already explained. */
-struct fctx {
-	const struct mview *v;
-	const struct profile *p;
-	cJSON *out;
-	int n, errors;
-	double thr;		/* the profile's floor, Gbit/s */
-	double med;		/* the fabric's median RTT p99 */
-	int nmed;
-	bool rtt_wide;		/* high latency reported fabric-wide */
-	int *slow, *done, *slow_host;
-	double *tmp;		/* n * n + 1 scratch values */
-};
 
 typedef void net_check(struct fctx *c);
 typedef void pair_check(struct fctx *c, int i, int j);
@@ -125,7 +115,7 @@ check_unreachable(struct fctx *c)
 			if (!(v->lost && (AT(v->lost, i, j) || AT(v->lost, j,
 			    i))) || AT(c->done, i, j))
 				continue;
-			add(c->out, "unreachable", "error", v, i, j,
+			findings_add(c->out, "unreachable", "error", v, i, j,
 			    "check the agents, the links and the firewall on "
 			    "both hosts", "%s and %s could not be measured on "
 			    "the %s network: %s", v->names[i], v->names[j],
@@ -205,12 +195,12 @@ check_slow_host(struct fctx *c)
 				c->tmp[m++] = AT(v->gbps, j, i);
 			AT(c->done, i, j) = AT(c->done, j, i) = 1;
 		}
-		f = add(c->out, "slow_host", "error", v, i, -1, "check this "
+		f = findings_add(c->out, "slow_host", "error", v, i, -1, "check this "
 		    "host's NIC, driver, cable and switch port",
 		    "%s is slow with every peer on the %s network: median "
 		    "%.2f Gbit/s against a floor of %.2f", v->names[i], v->net,
-		    median(c->tmp, m), c->thr);
-		finding_num(f, "median_gbps", median(c->tmp, m));
+		    findings_median(c->tmp, m), c->thr);
+		finding_num(f, "median_gbps", findings_median(c->tmp, m));
 		finding_num(f, "floor_gbps", c->thr);
 		c->errors++;
 	}
@@ -259,12 +249,13 @@ rack_pair(struct fctx *c, int ra, int rb)
 		for (j = 0; j < c->n; j++)
 			if (between(v, i, j, ra, rb))
 				AT(c->done, i, j) = 1;
-	f = add(c->out, "rack_uplink", "error", v, ha, hb, "check the "
+	f = findings_add(c->out, "rack_uplink", "error", v, ha, hb, "check the "
 	    "uplinks and spine ports between these racks", "pairs between "
 	    "the racks of %s and %s are slow on the %s network (median %.2f "
 	    "Gbit/s, floor %.2f) while pairs inside each rack are not",
-	    v->names[ha], v->names[hb], v->net, median(c->tmp, m), c->thr);
-	finding_num(f, "median_gbps", median(c->tmp, m));
+	    v->names[ha], v->names[hb], v->net, findings_median(c->tmp, m), c->thr);
+	finding_location(f, "rack");
+	finding_num(f, "median_gbps", findings_median(c->tmp, m));
 	c->errors++;
 }
 
@@ -318,7 +309,7 @@ scan_pairs(const struct fctx *c, bool loaded, struct pair_scan *s)
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < c->n; i++)
 		for (j = i + 1; j < c->n; j++) {
-			q = loaded ? loaded_p99(c->v, i, j) : pair_p99(c->v, i,
+			q = loaded ? loaded_p99(c->v, i, j) : findings_pair_p99(c->v, i,
 			    j);
 			s->npairs += q > 0;
 			if (!over_limit(c, q, loaded))
@@ -347,7 +338,7 @@ check_fabric_latency(struct fctx *c)
 	if (s.nhigh <= 16 || s.nhigh <= s.npairs / 4)
 		return;
 	c->rtt_wide = true;
-	f = add(c->out, "high_latency", "warn", v, -1, -1, "the whole fabric: "
+	f = findings_add(c->out, "high_latency", "warn", v, -1, -1, "the whole fabric: "
 	    "look for a shared congested link, policing, or hosts too busy to "
 	    "answer in time", "RTT p99 over the limit on %d of %d pairs on the "
 	    "%s network (limit %.0f us, fabric median %.0f us, worst %s <-> %s "
@@ -368,7 +359,7 @@ pair_rate(struct fctx *c, int i, int j)
 	cJSON *f;
 
 	if (AT(c->slow, i, j) || AT(c->slow, j, i)) {
-		f = add(c->out, "slow_pair", "error", v, i, j, "check the path "
+		f = findings_add(c->out, "slow_pair", "error", v, i, j, "check the path "
 		    "between these two hosts (ECMP member, bond member, switch "
 		    "port)", "%s -> %s %.2f Gbit/s, %s -> %s %.2f Gbit/s on the "
 		    "%s network, below the floor of %.2f", v->names[i],
@@ -379,7 +370,7 @@ pair_rate(struct fctx *c, int i, int j)
 		c->errors++;
 	} else if (isfinite(ab) && isfinite(ba) &&
 	    fabs(ab - ba) > fmax(ab, ba) * c->p->asym_pct / 100) {
-		f = add(c->out, "asymmetric", "warn", v, i, j, "compare the two "
+		f = findings_add(c->out, "asymmetric", "warn", v, i, j, "compare the two "
 		    "directions' paths and port counters", "%s -> %s %.2f "
 		    "Gbit/s but %s -> %s %.2f Gbit/s on the %s network",
 		    v->names[i], v->names[j], ab, v->names[j], v->names[i], ba,
@@ -403,7 +394,7 @@ pair_loss(struct fctx *c, int i, int j)
 	    isfinite(AT(v->rpg, j, i)) ? AT(v->rpg, j, i) : 0);
 	if (r <= c->p->max_rpg)
 		return;
-	f = add(c->out, "lossy_pair", "error", v, i, j, "look for drops and "
+	f = findings_add(c->out, "lossy_pair", "error", v, i, j, "look for drops and "
 	    "CRC errors on the ports of this path", "%s <-> %s: %.0f "
 	    "retransmits per GB on the %s network, spurious ones not counted "
 	    "(limit %.0f)", v->names[i], v->names[j], r, v->net,
@@ -422,10 +413,10 @@ pair_latency(struct fctx *c, int i, int j)
 
 	if (!v->p99 || c->rtt_wide)
 		return;
-	q = pair_p99(v, i, j);
+	q = findings_pair_p99(v, i, j);
 	if (!rtt_high(q, c->p, c->med, c->nmed))
 		return;
-	f = add(c->out, "high_latency", "warn", v, i, j, "look for queueing "
+	f = findings_add(c->out, "high_latency", "warn", v, i, j, "look for queueing "
 	    "(a busy or oversubscribed port) on this path", "%s <-> %s: RTT "
 	    "p99 %.0f us on the %s network (limit %.0f us, fabric median "
 	    "%.0f us)", v->names[i], v->names[j], q, v->net,
@@ -475,20 +466,20 @@ check_loaded_latency(struct fctx *c)
 			if (!over_limit(c, q, true))
 				continue;
 			shown++;
-			f = add(c->out, "high_latency", "warn", v, i, j,
+			f = findings_add(c->out, "high_latency", "warn", v, i, j,
 			    "queueing under load: look for deep buffers or a "
 			    "congested link on this path", "%s <-> %s: RTT p99 "
 			    "%.0f us under load on the %s network (limit %.0f "
 			    "us, idle %.0f us)", v->names[i], v->names[j], q,
-			    v->net, c->p->max_p99_us, v->p99 ? pair_p99(v, i,
+			    v->net, c->p->max_p99_us, v->p99 ? findings_pair_p99(v, i,
 			    j) : NAN);
 			finding_num(f, "rtt_loaded_p99_us", q);
 			if (v->p99)
-				finding_num(f, "rtt_p99_us", pair_p99(v, i, j));
+				finding_num(f, "rtt_p99_us", findings_pair_p99(v, i, j));
 		}
 	if (s.nhigh <= 16)
 		return;
-	f = add(c->out, "high_latency", "warn", v, -1, -1, "queueing under "
+	f = findings_add(c->out, "high_latency", "warn", v, -1, -1, "queueing under "
 	    "load across the fabric: deep buffers or an oversubscribed spine",
 	    "RTT p99 under load over the limit on %d of %d pairs on the %s "
 	    "network (limit %.0f us, worst %s <-> %s %.0f us)", s.nhigh,
@@ -520,7 +511,7 @@ check_spread(struct fctx *c)
 			if (AT(v->spread_unused, i, j) == 0 && !(mn < 1 -
 			    c->p->imbalance_pct / 100))
 				continue;
-			f = add(c->out, "hash_imbalance", "warn", v, i, j,
+			f = findings_add(c->out, "hash_imbalance", "warn", v, i, j,
 			    "check the hash policy (fib_multipath_hash_policy, "
 			    "xmit_hash_policy layer3+4) and that every path "
 			    "is up", "%s -> %s on the %s network: %d streams "
@@ -547,7 +538,7 @@ dir_mtu(struct fctx *c, int i, int j)
 	    !(AT(v->mtu_path, i, j) < AT(v->mtu_conf, i, j) ||
 	    AT(v->mtu_path, i, j) < c->p->required_mtu))
 		return;
-	f = add(c->out, "mtu_blackhole", "error", v, i, j, "check the MTU of "
+	f = findings_add(c->out, "mtu_blackhole", "error", v, i, j, "check the MTU of "
 	    "every switch port and interface on this path", "%s -> %s on the "
 	    "%s network: %.0f-byte packets configured, only %.0f cross",
 	    v->names[i], v->names[j], v->net, AT(v->mtu_conf, i, j),
@@ -565,7 +556,7 @@ dir_ports(struct fctx *c, int i, int j)
 
 	if (!v->ports_bad || AT(v->ports_bad, i, j) <= 0)
 		return;
-	add(c->out, "port_blocked", "error", v, i, j, "check the firewall on "
+	findings_add(c->out, "port_blocked", "error", v, i, j, "check the firewall on "
 	    "the destination host and on the path", "%s -> %s on the %s "
 	    "network: %s", v->names[i], v->names[j], v->net, v->ports_what &&
 	    AT(v->ports_what, i, j) ? AT(v->ports_what, i, j) :
@@ -581,7 +572,7 @@ dir_egress(struct fctx *c, int i, int j)
 
 	if (!v->wrong_egress || !AT(v->wrong_egress, i, j))
 		return;
-	add(c->out, "wrong_egress", "error", v, i, j, "check the routes on "
+	findings_add(c->out, "wrong_egress", "error", v, i, j, "check the routes on "
 	    "the source host", "%s -> %s on the %s network: %s", v->names[i],
 	    v->names[j], v->net, v->egress_what && AT(v->egress_what, i, j) ?
 	    AT(v->egress_what, i, j) : "wrong NIC");
@@ -596,22 +587,24 @@ static pair_check *const dir_checks[] = {
 static void
 check_directions(struct fctx *c)
 {
+	const struct mview *v = c->v;
 	size_t k;
 	int i, j;
 
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->n; j++)
-			for (k = 0; i != j && k < sizeof(dir_checks) /
-			    sizeof(dir_checks[0]); k++)
+			for (k = 0; i != j && !AT(c->expl, i, j) &&
+			    k < sizeof(dir_checks) / sizeof(dir_checks[0]); k++)
 				dir_checks[k](c, i, j);
 }
 
 /* The network checks in order: what explains a cell marks it done before
  * the checks after it look. */
 static net_check *const net_checks[] = {
-	mtu_explains, check_unreachable, slow_cells, check_slow_host,
-	check_rack_uplink, check_fabric_latency, check_pairs,
-	check_loaded_latency, check_spread, check_directions,
+	mtu_explains, rootcause_unreachable, check_unreachable, slow_cells,
+	rootcause_rate, check_slow_host, check_rack_uplink, rootcause_lossy,
+	check_fabric_latency, check_pairs, check_loaded_latency, check_spread,
+	rootcause_mtu, rootcause_ports, check_directions,
 };
 
 int
@@ -631,12 +624,13 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	c.slow = calloc((size_t)(n * n), sizeof(int));
 	c.done = calloc((size_t)(n * n), sizeof(int));
 	c.slow_host = calloc((size_t)n, sizeof(int));
+	c.expl = calloc((size_t)(n * n), sizeof(int));
 	c.tmp = malloc((size_t)(n * n + 1) * sizeof(double));
-	if (c.slow && c.done && c.slow_host && c.tmp) {
+	if (c.slow && c.done && c.slow_host && c.tmp && c.expl) {
 		for (k = 0; v->p99 && k < n * n; k++)
 			if (isfinite(v->p99[k]))
 				c.tmp[c.nmed++] = v->p99[k];
-		c.med = median(c.tmp, c.nmed);
+		c.med = findings_median(c.tmp, c.nmed);
 		for (i = 0; i < sizeof(net_checks) / sizeof(net_checks[0]);
 		    i++)
 			net_checks[i](&c);
@@ -644,6 +638,7 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	free(c.slow);
 	free(c.done);
 	free(c.slow_host);
+	free(c.expl);
 	free(c.tmp);
 	return c.errors;
 }

@@ -67,11 +67,43 @@ cJSON *finding_vnew(cJSON *out, const char *kind, const char *sev,
     __attribute__((format(printf, 6, 0)));
 void finding_host(cJSON *f, const char *name);
 void finding_num(cJSON *f, const char *key, double x);
+/* finding_location sets where the fault is: its scope ("host", "pair",
+ * "link", "rack", "fabric"); the caller adds the scope's own keys to the
+ * "location" object. finding_pair adds a direction it explains
+ * ("SRC->DST") to evidence.pairs. */
+void finding_location(cJSON *f, const char *scope);
+void finding_pair(cJSON *f, const char *pair);
 
 /* findings_compute appends this network's findings to out (an array).
  * Returns how many of them are errors (a failing verdict). */
 int findings_compute(const struct mview *v, const struct profile *p,
     cJSON *out);
+
+/* A measured flow for the localizer: the fabric links its traced path
+ * crossed (ids from 0 to nl - 1, the caller's numbering) and whether it
+ * was bad (lost packets, or fell short of the floor). */
+struct loc_flow {
+	const int *links;
+	int nlinks;
+	bool bad;
+};
+
+/* A link the localizer names: the bad flows it explains (not explained by
+ * a link named before it), all bad and all clean flows that crossed it,
+ * and its twin: a link crossed by exactly the same bad flows, which these
+ * flows cannot tell apart from it (-1 when none). */
+struct loc_blame {
+	int link;
+	int explained, bad, good;
+	int twin;
+};
+
+/* localize_links names at most cap links that explain the bad flows and
+ * that no clean flow refutes (verdict/localize.c says how), most
+ * explaining first; returns how many, -1 without memory. *unexplained:
+ * the bad flows no named link explains (they stay pair findings). */
+int localize_links(const struct loc_flow *fl, int nf, int nl,
+    struct loc_blame *out, int cap, int *unexplained);
 
 /* profile_load reads a profile file; -1 with err ("file:line: ..."). */
 int profile_load(const char *path, struct profile *p, char *err);

@@ -21,12 +21,18 @@ cf matrix --profile "$PROF" -t 2 --db "$T/m.db" --json "$T/m.json" --html "$T/m.
 rc=$?
 note "6-host matrix, both networks: $(( $(date +%s) - t0 )) s, exit $rc"
 assert_eq "$rc" 1 "matrix exit with faults"
-# Exactly the injected faults: kind|network|hosts, sorted and unique.
-got=$(jq -r '.findings[] | "\(.kind)|\(.network)|\(.hosts | join(","))"' "$T/m.json" | sort -u | tr '\n' ' ')
-want="mtu_blackhole|cluster|h1,h6 mtu_blackhole|cluster|h2,h6 mtu_blackhole|cluster|h3,h6 mtu_blackhole|cluster|h4,h6 mtu_blackhole|cluster|h5,h6 "
-want+="port_blocked|cluster|h1,h5 port_blocked|cluster|h2,h5 port_blocked|cluster|h3,h5 port_blocked|cluster|h4,h5 port_blocked|cluster|h5,h6 "
-want+="slow_host|public|h3 "
+# Exactly one finding per injected fault, each where the fault is (a
+# host's port, a host's own filter, a host's rate): kind|network|hosts,
+# sorted, duplicates kept.
+got=$(jq -r '.findings[] | "\(.kind)|\(.network)|\(.hosts | join(","))"' "$T/m.json" | sort | tr '\n' ' ')
+want="mtu_blackhole|cluster|h6 port_blocked|cluster|h5 slow_host|public|h3 "
 assert_eq "$got" "$want" "findings"
+jq -e '[.findings[] | select(.kind == "mtu_blackhole")][0] | .location.scope == "host" and
+	.location.host == "h6" and (.evidence.pairs | length) == 10' "$T/m.json" >/dev/null ||
+	fail "mtu root cause: $(jq -c '.findings' "$T/m.json")"
+jq -e '[.findings[] | select(.kind == "port_blocked")][0] | .location.where == "filter" and
+	(.evidence.pairs | sort) == ["h1->h5", "h2->h5", "h3->h5", "h4->h5", "h6->h5"]' "$T/m.json" >/dev/null ||
+	fail "filter root cause: $(jq -c '.findings' "$T/m.json")"
 # The reordering link was busy retransmitting: counted the old way (every
 # retransmit a loss), some pair of h2 would have been over the limit.
 read -r spur worst < <(sqlite3 "$T/m.db" "select sum(coalesce(json_extract(data, '\$.end.sum.spurious_retransmits'), 0) +

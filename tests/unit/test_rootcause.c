@@ -1,0 +1,249 @@
+/* Unit tests for coordinator/verdict/rootcause.c on synthetic matrices:
+ * each fault wider than a pair is one finding where it is (a host's port,
+ * a host's filter, a dead host, a lossy host, the fabric's rate), several
+ * faults at once are each found once, and what only a pair shows stays a
+ * pair finding. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cf_unit.h"
+
+#include "verdict/verdict.h"
+
+#define N 6
+static const char *const names[N] = { "h1", "h2", "h3", "h4", "h5", "h6" };
+static double bw[N * N], rpg[N * N], mc[N * N], mp[N * N];
+static int lost[N * N], pbad[N * N];
+static const char *pwhat[N * N], *why[N * N];
+static struct profile prof;
+
+static void
+healthy(void)
+{
+	int i;
+
+	profile_defaults(&prof);
+	prof.line_gbps = 1;
+	prof.min_pct = 70;
+	prof.max_rpg = 100;
+	for (i = 0; i < N * N; i++) {
+		int self = i / N == i % N;
+
+		bw[i] = self ? NAN : 0.93 + 0.01 * (i % 5);
+		rpg[i] = self ? NAN : (i % 3);
+		mc[i] = mp[i] = self ? NAN : 9000;
+		lost[i] = pbad[i] = 0;
+		pwhat[i] = why[i] = NULL;
+	}
+}
+
+/* run: the findings as "kind|hosts" lines, sorted, space-separated (the
+ * caller frees); *errors their error count. */
+static char *
+run(int *errors, cJSON **keep)
+{
+	struct mview v = { .net = "cluster", .n = N, .names = names,
+	    .gbps = bw, .rpg = rpg, .mtu_conf = mc, .mtu_path = mp,
+	    .lost = lost, .lost_why = why, .ports_bad = pbad,
+	    .ports_what = pwhat };
+	cJSON *out = cJSON_CreateArray(), *f, *h;
+	char lines[32][128], *s = calloc(1, 4096);
+	int n = 0, i, k;
+
+	*errors = findings_compute(&v, &prof, out);
+	cJSON_ArrayForEach(f, out) {
+		size_t off;
+
+		assert_true(n < 32);
+		off = (size_t)snprintf(lines[n], 128, "%s|",
+		    cJSON_GetObjectItem(f, "kind")->valuestring);
+		k = 0;
+		cJSON_ArrayForEach(h, cJSON_GetObjectItem(f, "hosts"))
+			off += (size_t)snprintf(lines[n] + off, 128 - off,
+			    "%s%s", k++ ? "," : "", h->valuestring);
+		n++;
+	}
+	qsort(lines, (size_t)n, sizeof(lines[0]),
+	    (int (*)(const void *, const void *))strcmp);
+	for (i = 0; i < n; i++)
+		snprintf(s + strlen(s), 4096 - strlen(s), "%s%s", i ? " " : "",
+		    lines[i]);
+	if (keep)
+		*keep = out;
+	else
+		cJSON_Delete(out);
+	return s;
+}
+
+static void
+expect(const char *want, int want_errors)
+{
+	int e;
+	char *got = run(&e, NULL);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("want '%s', got '%s'", want, got);
+	assert_int_equal(e, want_errors);
+	free(got);
+}
+
+/* A 1500-byte port on h6: ten short directions, one finding at h6 with
+ * the ten as evidence and the port as its location. */
+static void
+test_mtu_host(void **state)
+{
+	cJSON *out, *f;
+	int j, e;
+	char *got;
+
+	(void)state;
+	healthy();
+	for (j = 0; j < N - 1; j++) {
+		mp[5 * N + j] = 1504;
+		mp[j * N + 5] = 1500;
+	}
+	got = run(&e, &out);
+	assert_string_equal(got, "mtu_blackhole|h6");
+	f = cJSON_GetArrayItem(out, 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(f, "evidence"), "pairs")), 10);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f,
+	    "location"), "scope")->valuestring, "host");
+	assert_non_null(strstr(cJSON_GetObjectItem(f, "summary")->valuestring,
+	    "only 1500-1504 cross"));
+	free(got);
+	cJSON_Delete(out);
+}
+
+/* Two short ports: two findings. One short pair: two directions, no
+ * host. */
+static void
+test_mtu_two_hosts_and_a_pair(void **state)
+{
+	int j;
+
+	(void)state;
+	healthy();
+	for (j = 0; j < N; j++)
+		if (j != 4 && j != 5)
+			mp[4 * N + j] = mp[j * N + 4] = mp[5 * N + j] =
+			    mp[j * N + 5] = 1500;
+	mp[4 * N + 5] = mp[5 * N + 4] = 1500;
+	expect("mtu_blackhole|h5 mtu_blackhole|h6", 2);
+	healthy();
+	mp[0 * N + 1] = mp[1 * N + 0] = 1500;
+	expect("mtu_blackhole|h1,h2 mtu_blackhole|h1,h2", 2);
+}
+
+/* h5's own filter: every peer sees the same ports refused. A filter only
+ * one peer meets is on a path. */
+static void
+test_host_filter(void **state)
+{
+	int i;
+
+	(void)state;
+	healthy();
+	for (i = 0; i < N - 2; i++) {
+		pbad[i * N + 4] = 11;
+		pwhat[i * N + 4] = "6800-6810 refused";
+	}
+	pbad[5 * N + 4] = 11;
+	pwhat[5 * N + 4] = "6800-6810 refused";
+	expect("port_blocked|h5", 1);
+	healthy();
+	pbad[0 * N + 4] = 1;
+	pwhat[0 * N + 4] = "6800 filtered";
+	expect("port_blocked|h1,h5", 1);
+}
+
+/* A dead agent: one finding at the host, not five. */
+static void
+test_dead_host(void **state)
+{
+	int j;
+
+	(void)state;
+	healthy();
+	for (j = 0; j < N; j++)
+		if (j != 3) {
+			lost[3 * N + j] = lost[j * N + 3] = 1;
+			bw[3 * N + j] = bw[j * N + 3] = NAN;
+			why[3 * N + j] = why[j * N + 3] = "connection refused";
+		}
+	expect("unreachable|h4", 1);
+}
+
+/* Loss on h2's port: every pair with h2; a lossy pair alone stays one. */
+static void
+test_lossy_host_and_pair(void **state)
+{
+	int j;
+
+	(void)state;
+	healthy();
+	for (j = 0; j < N; j++)
+		if (j != 1)
+			rpg[1 * N + j] = 900 + j;
+	expect("lossy_host|h2", 1);
+	healthy();
+	rpg[2 * N + 4] = 900;
+	expect("lossy_pair|h3,h5", 1);
+}
+
+/* Every link shaped below the NICs' speed: one fabric-wide finding; with
+ * the profile's line rate at the shaped rate, none. */
+static void
+test_fabric_rate(void **state)
+{
+	int i;
+
+	(void)state;
+	healthy();
+	for (i = 0; i < N * N; i++)
+		if (isfinite(bw[i]))
+			bw[i] = 0.19 + 0.001 * (i % 7);
+	expect("fabric_rate|", 1);
+	prof.line_gbps = 0.2;
+	expect("", 0);
+}
+
+/* Four faults at once on a flat fabric, each on its own host or pair:
+ * exactly four error findings, each where its fault is. */
+static void
+test_four_faults(void **state)
+{
+	int j;
+
+	(void)state;
+	healthy();
+	for (j = 0; j < N; j++) {
+		if (j != 2)
+			bw[2 * N + j] = bw[j * N + 2] = 0.3;	/* h3 slow */
+		if (j != 5) {					/* h6 port */
+			mp[5 * N + j] = 1504;
+			mp[j * N + 5] = 1500;
+		}
+		if (j != 4) {					/* h5 filter */
+			pbad[j * N + 4] = 11;
+			pwhat[j * N + 4] = "6800-6810 refused";
+		}
+	}
+	rpg[0 * N + 1] = 5000;					/* h1-h2 */
+	expect("lossy_pair|h1,h2 mtu_blackhole|h6 port_blocked|h5 "
+	    "slow_host|h3", 4);
+}
+
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_mtu_host),
+    cmocka_unit_test(test_mtu_two_hosts_and_a_pair),
+    cmocka_unit_test(test_host_filter), cmocka_unit_test(test_dead_host),
+    cmocka_unit_test(test_lossy_host_and_pair),
+    cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults))
