@@ -53,7 +53,7 @@ UNIT_TESTS := test_json test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tputstat test_tputreq test_histogram \
 	test_mtusearch test_sched test_findings test_matrix_load test_netlink \
 	test_topology test_ceph test_analyzer test_plan test_child \
-	test_rootcause test_localize
+	test_rootcause test_localize test_text
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.

@@ -1,5 +1,6 @@
 /* json: typed JSON getters, see include/json.h. */
 #include "json.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -343,7 +344,7 @@ json_word(const char *key, const char *v, const char *const *words, int n,
 	off = (size_t)snprintf(err, CF_ERRLEN, "field '%s': '%s' is not ", key,
 	    v);
 	for (i = 0; i < n && off < CF_ERRLEN; i++)
-		off += (size_t)snprintf(err + off, CF_ERRLEN - off, "%s%s",
+		off = text_appendf(err, CF_ERRLEN, off, "%s%s",
 		    i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
 	return -1;
 }

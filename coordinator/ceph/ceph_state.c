@@ -2,6 +2,7 @@
  * PGs, status, health, versions, a daemon's config, ok-to-stop and the
  * OSDs' heartbeat ping times, see ceph.h. */
 #include "ceph/ceph.h"
+#include "text.h"
 #include "child.h"
 #include "json.h"
 #include <errno.h>
@@ -177,14 +178,14 @@ health_text(struct ceph_health *h, const cJSON *c)
 	size_t off = strlen(h->text);
 
 	if (cJSON_IsString(sm) && off + 8 < sizeof(h->text))
-		off += (size_t)snprintf(h->text + off, sizeof(h->text) - off,
+		off = text_appendf(h->text, sizeof(h->text), off,
 		    "%s: %s\n", c->string, sm->valuestring);
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(c, "detail")) {
 		const cJSON *m = cJSON_GetObjectItem(d, "message");
 
 		if (cJSON_IsString(m) && off + 8 < sizeof(h->text))
-			off += (size_t)snprintf(h->text + off,
-			    sizeof(h->text) - off, "%s: %s\n", c->string,
+			off = text_appendf(h->text, sizeof(h->text), off,
+			    "%s: %s\n", c->string,
 			    m->valuestring);
 	}
 	if (off >= sizeof(h->text))
@@ -213,8 +214,8 @@ ceph_parse_health_detail(const cJSON *j, struct ceph_health *h, char *err)
 		health_text(h, c);
 		if (h->nchecks <= 16 && off + strlen(c->string) + 2 <
 		    sizeof(h->checks))
-			off += (size_t)snprintf(h->checks + off,
-			    sizeof(h->checks) - off, "%s%s", off ? "," : "",
+			off = text_appendf(h->checks, sizeof(h->checks), off,
+			    "%s%s", off ? "," : "",
 			    c->string);
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* topology: findings from the hosts' facts, see topology.h. */
 #include "facts/topology.h"
+#include "text.h"
 #include "json.h"
 
 #include <math.h>
@@ -183,8 +184,8 @@ bond_findings(const char *host, const cJSON *facts, cJSON *out)
 
 			members++;
 			if (strcmp(jstr(m, "mii"), "up") != 0) {
-				off += (size_t)snprintf(why + off, sizeof(why) -
-				    off, "%s%s is %s", off ? "; " : "", mn,
+				off = text_appendf(why, sizeof(why), off,
+				    "%s%s is %s", off ? "; " : "", mn,
 				    jstr(m, "mii"));
 				continue;
 			}
@@ -192,27 +193,27 @@ bond_findings(const char *host, const cJSON *facts, cJSON *out)
 			if (speed0 < 0 && sp > 0)
 				speed0 = sp;
 			else if (sp > 0 && sp != speed0 && off < 300)
-				off += (size_t)snprintf(why + off, sizeof(why) -
-				    off, "%s%s runs at %.0f Mb/s, another "
+				off = text_appendf(why, sizeof(why), off,
+				    "%s%s runs at %.0f Mb/s, another "
 				    "member at %.0f", off ? "; " : "", mn, sp,
 				    speed0);
 			if (strcmp(mode, "802.3ad") != 0 || off >= 300)
 				continue;
 			if (agg >= 0 && jnum(m, "aggregator", -1) != agg)
-				off += (size_t)snprintf(why + off, sizeof(why) -
-				    off, "%s%s is in aggregator %.0f, not the "
+				off = text_appendf(why, sizeof(why), off,
+				    "%s%s is in aggregator %.0f, not the "
 				    "bond's %.0f", off ? "; " : "", mn,
 				    jnum(m, "aggregator", -1), agg);
 			else if (ps >= 0 && ((int)ps & (PARTNER_COLLECTING |
 			    PARTNER_DISTRIBUTING)) != (PARTNER_COLLECTING |
 			    PARTNER_DISTRIBUTING))
-				off += (size_t)snprintf(why + off, sizeof(why) -
-				    off, "%s%s's partner is not collecting and "
+				off = text_appendf(why, sizeof(why), off,
+				    "%s%s's partner is not collecting and "
 				    "distributing (state 0x%02x)", off ? "; " :
 				    "", mn, (int)ps);
 		}
 		if (members == 0 && off < 300)
-			off += (size_t)snprintf(why + off, sizeof(why) - off,
+			off = text_appendf(why, sizeof(why), off,
 			    "no members");
 		if (off) {
 			f = finding_new(out, "bond_degraded", "error", "", "check "
@@ -311,7 +312,7 @@ inconsistent(const struct inventory *inv, const cJSON *hosts, int net,
 			    "and switch ports", "placeholder");
 		finding_host(f, ih->name);
 		if (off < sizeof(list) - 64)
-			off += (size_t)snprintf(list + off, sizeof(list) - off,
+			off = text_appendf(list, sizeof(list), off,
 			    "%s%s %s %.0f", off ? ", " : "", ih->name,
 			    jstr(l, "name"), v);
 	}
@@ -385,8 +386,8 @@ paths(const struct inventory *inv, const cJSON *hosts, int net, cJSON *out)
 			if (k < least)
 				least = k;
 			if (off < sizeof(list) - 24)
-				off += (size_t)snprintf(list + off,
-				    sizeof(list) - off, "%s%s", off ? ", " : "",
+				off = text_appendf(list, sizeof(list), off,
+				    "%s%s", off ? ", " : "",
 				    q->name);
 		}
 		if (fewer) {
@@ -578,19 +579,19 @@ topology_summary(const struct inventory *inv, const cJSON *hosts)
 			    &ih->pub, a, sizeof(a)));
 			line[0] = '\0';
 			if (l) {
-				off += (size_t)snprintf(line, sizeof(line),
+				off = text_appendf(line, sizeof(line), off,
 				    "%s", jstr(l, "name"));
 				if (jnum(l, "speed_mbps", 0) > 0)
-					off += (size_t)snprintf(line + off,
-					    sizeof(line) - off, " %.0fM",
+					off = text_appendf(line, sizeof(line), off,
+					    " %.0fM",
 					    jnum(l, "speed_mbps", 0));
-				off += (size_t)snprintf(line + off,
-				    sizeof(line) - off, " mtu %.0f",
+				off = text_appendf(line, sizeof(line), off,
+				    " mtu %.0f",
 				    jnum(l, "mtu", 0));
 				if ((b = cJSON_GetObjectItem(l, "bond")) !=
 				    NULL)
-					off += (size_t)snprintf(line + off,
-					    sizeof(line) - off, ", bond %s %s "
+					off = text_appendf(line, sizeof(line), off,
+					    ", bond %s %s "
 					    "x%d", jstr(b, "mode"), jstr(b,
 					    "xmit_hash_policy"),
 					    cJSON_GetArraySize(
@@ -630,12 +631,12 @@ topology_summary(const struct inventory *inv, const cJSON *hosts)
 			/* Only what runs: a host without BGP has no BGP. */
 			fl[0] = '\0';
 			if (s.ospf_total)
-				off += (size_t)snprintf(fl + off, sizeof(fl) -
-				    off, "OSPF %d/%d Full", s.ospf_full,
+				off = text_appendf(fl, sizeof(fl), off,
+				    "OSPF %d/%d Full", s.ospf_full,
 				    s.ospf_total);
 			if (s.bgp_total)
-				off += (size_t)snprintf(fl + off, sizeof(fl) -
-				    off, "%sBGP %d/%d Established", off ?
+				off = text_appendf(fl, sizeof(fl), off,
+				    "%sBGP %d/%d Established", off ?
 				    ", " : "", s.bgp_established, s.bgp_total);
 			if (s.bfd_total)
 				snprintf(fl + off, sizeof(fl) - off, "%sBFD "

@@ -2,6 +2,7 @@
  * cell runs as a child 'cephfab ... --json' (its own event loop and
  * sessions); this is where the run's options become its arguments. */
 #include "matrix/matrix_int.h"
+#include "text.h"
 
 #include <stdio.h>
 
@@ -111,10 +112,11 @@ matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
 	case 3:
 		if (o->prof.nports) {
 			char *p = bufs[3];
-			int i, off = 0;
+			size_t off = 0;
+			int i;
 
 			for (i = 0; i < o->prof.nports && off < 28; i++)
-				off += snprintf(p + off, (size_t)(32 - off),
+				off = text_appendf(p, 32, off,
 				    "%s%u", i ? "," : "", o->prof.ports[i]);
 			argv[k++] = "--ports";
 			argv[k++] = p;

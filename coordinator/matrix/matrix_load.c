@@ -1,5 +1,6 @@
 /* matrix_load: all-to-all and fanout loads, see matrix.h. */
 #include "matrix/matrix.h"
+#include "text.h"
 #include "json.h"
 
 #include <math.h>
@@ -321,7 +322,7 @@ load_short_hosts(struct lctx *c)
 		c->mask[i] = 1;
 		nshort++;
 		if (off < sizeof(list) - 64)
-			off += (size_t)snprintf(list + off, sizeof(list) - off,
+			off = text_appendf(list, sizeof(list), off,
 			    "%s%s %.2f/%.2f", off ? ", " : "", v->names[i],
 			    c->tx[i], c->rx[i]);
 	}

@@ -1,5 +1,6 @@
 /* plan: the cluster_network cutover plan, see migrate.h. */
 #include "migrate/migrate.h"
+#include "text.h"
 #include "verdict/verdict.h"
 #include "json.h"
 
@@ -70,7 +71,7 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 	list[0] = '\0';
 	for (i = 0; i < m->nosds; i++)
 		if (!m->osds[i].up && off < sizeof(list) - 16) {
-			off += (size_t)snprintf(list + off, sizeof(list) - off,
+			off = text_appendf(list, sizeof(list), off,
 			    "%sosd.%d", off ? ", " : "", m->osds[i].id);
 			down++;
 		}
@@ -111,7 +112,7 @@ plan_preflight(const struct ceph_map *m, const struct plan_state *s,
 		cJSON_AddItemToArray(cJSON_GetObjectItem(f, "hosts"),
 		    cJSON_CreateString(hosts[k]));
 		if (off < sizeof(list) - 40)
-			off += (size_t)snprintf(list + off, sizeof(list) - off,
+			off = text_appendf(list, sizeof(list), off,
 			    "%s%s%s", off ? ", " : "", hosts[k], known ? "" :
 			    " (agent did not answer)");
 	}
@@ -251,8 +252,8 @@ ok_step(cJSON *steps, const char *host, const cJSON *ids)
 	label[0] = '\0';
 	cJSON_ArrayForEach(id, ids)
 		if (off < sizeof(label))
-			off += (size_t)snprintf(label + off, sizeof(label) -
-			    off, "%s%d", off ? " " : "", id->valueint);
+			off = text_appendf(label, sizeof(label), off,
+			    "%s%d", off ? " " : "", id->valueint);
 	cmd(s, "commands", "ceph osd ok-to-stop %s", label);
 	g = gate(s, "ok_to_stop", 600, "stopping these OSDs must not make any "
 	    "PG unavailable");
@@ -325,8 +326,8 @@ plan_build(const struct ceph_map *m, const struct plan_opts *o, char *err)
 			end = n;
 		label[0] = '\0';
 		for (k = b; k < end; k++)
-			off += (size_t)snprintf(label + off, sizeof(label) -
-			    off, "%s%s", off ? "," : "", hosts[k]);
+			off = text_appendf(label, sizeof(label), off,
+			    "%s%s", off ? "," : "", hosts[k]);
 		/* Which OSDs the batch holds. */
 		ids = cJSON_CreateArray();
 		for (i = 0; i < m->nosds; i++)
@@ -493,8 +494,7 @@ plan_rollback(const cJSON *plan, const cJSON *events, char *err)
 			argv_add(d, v[0], v[1], v[2], v[3], v[4]);
 			off = (size_t)snprintf(line, sizeof(line), "ceph");
 			for (k = 0; k < 5 && v[k]; k++)
-				off += (size_t)snprintf(line + off, off <
-				    sizeof(line) ? sizeof(line) - off : 0,
+				off = text_appendf(line, sizeof(line), off,
 				    " %s", v[k]);
 			cmd(s, "commands", "%s", line);
 			expect(g, v[2], strcmp(v[1], "set") == 0 ? v[4] : NULL);
@@ -529,8 +529,8 @@ plan_rollback(const cJSON *plan, const cJSON *events, char *err)
 		}
 		label[0] = '\0';
 		for (i = 0; i < ns; i++)
-			off += (size_t)snprintf(label + off, off < sizeof(label) ?
-			    sizeof(label) - off : 0, "%s%d", i ? " " : "",
+			off = text_appendf(label, sizeof(label), off,
+			    "%s%d", i ? " " : "",
 			    seen[i]);
 		host = cJSON_IsString(cJSON_GetObjectItem(st, "host")) ?
 		    cJSON_GetObjectItem(st, "host")->valuestring : NULL;

@@ -1,5 +1,6 @@
 /* plan_checks: the planner's host-to-host checks, see migrate.h. */
 #include "migrate/migrate.h"
+#include "text.h"
 #include "child.h"
 #include "core/core.h"
 #include "json.h"
@@ -270,7 +271,7 @@ old_new_summary(struct oldnew *on)
 	    cJSON_GetArraySize(on->pairs) > 1 ? "s" : "");
 	cJSON_ArrayForEach(x, on->pairs)
 		if (off < sizeof(sum) - 2)
-			off += (size_t)snprintf(sum + off, sizeof(sum) - off,
+			off = text_appendf(sum, sizeof(sum), off,
 			    " %s;", x->valuestring);
 	if (off < sizeof(sum))
 		sum[off - 1] = '\0';

@@ -6,6 +6,7 @@
  * describes it.
  */
 #include "report/report.h"
+#include "text.h"
 #include "matrix/matrix.h"
 #include "json.h"
 #include "store/store.h"
@@ -254,8 +255,7 @@ fold_ports(struct cellv *g, struct inv_host **h, int n, int a, int b,
 			continue;
 		cv->pbad++;
 		if (off < sizeof(pb) - 24)
-			off += (size_t)snprintf(pb + off,
-			    sizeof(pb) - off, "%s%.0f %s",
+			off = text_appendf(pb, sizeof(pb), off, "%s%.0f %s",
 			    off ? ", " : "", v, state);
 	}
 	if (off)

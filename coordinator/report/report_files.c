@@ -5,6 +5,7 @@
  * prints it and writes them, see report.h.
  */
 #include "report/report.h"
+#include "text.h"
 #include "matrix/matrix.h"
 #include "core/core.h"
 #include "store/store.h"
@@ -415,8 +416,8 @@ report_csv(const cJSON *doc, const char *path, char *err)
 		hosts[0] = '\0';
 		cJSON_ArrayForEach(h, cJSON_GetObjectItem(f, "hosts"))
 			if (cJSON_IsString(h) && off < sizeof(hosts) - 2)
-				off += (size_t)snprintf(hosts + off,
-				    sizeof(hosts) - off, "%s%s", off ? " " : "",
+				off = text_appendf(hosts, sizeof(hosts), off,
+				    "%s%s", off ? " " : "",
 				    h->valuestring);
 		csv_field(fp, cJSON_GetObjectItem(f, "kind"), false);
 		csv_field(fp, cJSON_GetObjectItem(f, "severity"), false);

@@ -212,6 +212,36 @@ test_plan_steps(void **state)
 	cJSON_Delete(p);
 }
 
+/* Ten OSD hosts of FQDN-long names in one batch: the batch's label and
+ * its ok-to-stop line stay inside their buffers (the old code wrote past
+ * label[256]); the plan is built and its steps name every host. */
+static void
+test_long_host_names(void **state)
+{
+	struct ceph_map big;
+	char err[CF_ERRLEN];
+	cJSON *p;
+	int i;
+
+	(void)state;
+	setup(NULL);
+	memset(&big, 0, sizeof(big));
+	for (i = 0; i < 20; i++) {
+		struct ceph_osd *o = &big.osds[big.nosds++];
+
+		*o = m.osds[i % m.nosds];
+		o->id = i;
+		snprintf(o->host, sizeof(o->host),
+		    "osd-host-%02d.rack-a.example.internal", i / 2);
+	}
+	po.batch = 10;
+	p = plan_build(&big, &po, err);
+	po.batch = 1;
+	assert_non_null(p);
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(p, "steps")) > 3);
+	cJSON_Delete(p);
+}
+
 /* ev: a journal event. */
 static cJSON *
 ev(const char *kind, int n, int osd)
@@ -495,6 +525,7 @@ test_probe_summary(void **state)
 
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_preflight), cmocka_unit_test(test_plan_steps),
+    cmocka_unit_test(test_long_host_names),
     cmocka_unit_test(test_script), cmocka_unit_test(test_rollback),
     cmocka_unit_test(test_journal), cmocka_unit_test(test_restart_argv),
     cmocka_unit_test(test_watch_judge),

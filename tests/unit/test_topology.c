@@ -259,7 +259,60 @@ test_frr_bad_shapes(void **state)
 	}
 }
 
+/* A hostile agent's facts: a bond of members with 300-character names,
+ * all down, and the link that holds the host's address named as long.
+ * The findings and the summary stay inside their buffers (the old code
+ * overwrote the coordinator's stack here: ASan and the product's stack
+ * protector both catch a regression), and the text is cut, not lost. */
+static void
+test_hostile_names(void **state)
+{
+	cJSON *d = cf_unit_load_json(FACTS "ospf-dual.json"), *h, *links, *l;
+	cJSON *out = cJSON_CreateArray(), *sum, *b, *ms, *f;
+	char name[301];
+	int k;
+
+	(void)state;
+	memset(name, 'A', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	h = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "hosts"), 0);
+	links = cJSON_GetObjectItem(cJSON_GetObjectItem(h, "facts"), "links");
+	l = cJSON_CreateObject();
+	cJSON_AddStringToObject(l, "name", name);
+	b = cJSON_AddObjectToObject(l, "bond");
+	cJSON_AddStringToObject(b, "mode", name);
+	cJSON_AddStringToObject(b, "xmit_hash_policy", name);
+	ms = cJSON_AddArrayToObject(b, "members");
+	for (k = 0; k < 8; k++) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "name", name);
+		cJSON_AddStringToObject(m, "mii", "down");
+		cJSON_AddItemToArray(ms, m);
+	}
+	cJSON_AddItemToArray(links, l);
+	/* And every existing link renamed long (the summary's line). */
+	cJSON_ArrayForEach(l, links)
+		cJSON_ReplaceItemInObject(l, "name", cJSON_CreateString(name));
+	topology_findings(&inv, cJSON_GetObjectItem(d, "hosts"), NULL, out);
+	k = 0;
+	cJSON_ArrayForEach(f, out)
+		if (strcmp(cJSON_GetObjectItem(f, "kind")->valuestring,
+		    "bond_degraded") == 0) {
+			k++;
+			assert_true(strlen(cJSON_GetObjectItem(f,
+			    "summary")->valuestring) < 1024);
+		}
+	assert_true(k >= 1);
+	sum = topology_summary(&inv, cJSON_GetObjectItem(d, "hosts"));
+	assert_non_null(sum);
+	cJSON_Delete(sum);
+	cJSON_Delete(out);
+	cJSON_Delete(d);
+}
+
 CF_UNIT_MAIN(setup, teardown,
+    cmocka_unit_test(test_hostile_names),
     cmocka_unit_test(test_healthy), cmocka_unit_test(test_plane_down),
     cmocka_unit_test(test_inconsistent_and_rp_filter),
     cmocka_unit_test(test_frr_captures),
