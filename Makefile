@@ -31,6 +31,11 @@ ifneq ($(SAN),)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+else
+# The product's armour: an overflow aborts instead of running an
+# attacker's address (tests/integration/armour.sh checks the binaries).
+ALL_CFLAGS += -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE
+LDFLAGS += -pie -Wl,-z,relro,-z,now
 endif
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
