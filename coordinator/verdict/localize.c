@@ -32,12 +32,11 @@ refuted(int bad, int good)
 static bool
 crosses(const struct loc_flow *f, int l)
 {
-	int k;
+	const int *k = f->links, *end = f->links + f->nlinks;
 
-	for (k = 0; k < f->nlinks; k++)
-		if (f->links[k] == l)
-			return true;
-	return false;
+	while (k < end && *k != l)
+		k++;
+	return k < end;
 }
 
 /* counts: per link, the bad flows not yet explained through it (fresh),

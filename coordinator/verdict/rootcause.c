@@ -5,7 +5,9 @@
  * A fault on a host's port (or its switch port) touches every pair with
  * that host and no pair without it: one finding at the host then, not one
  * per pair. The rule for each kind is the same: a host is the root cause
- * when at least two peers were measured with it, at least three quarters
+ * when at least three peers were measured with it (with two, a fault on
+ * the one fabric link both paths share looks the same: the demo's lossy
+ * spine link with h2's cells not measured did), at least three quarters
  * of what was measured with it is bad, and it explains more bad cells than
  * any other candidate; the cells it explains are taken and the next host
  * is looked for, so that several faulty hosts are each found. What no
@@ -14,6 +16,7 @@
 #include "verdict/verdict_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +68,7 @@ next_host(const struct fctx *c, cell_test *measured, cell_test *bad,
 		if (picked[h])
 			continue;
 		tally(c, h, measured, bad, taken, &t);
-		if (t.peers < 2 || t.bad * 4 < t.measured * 3 || t.bad <= most)
+		if (t.peers < 3 || t.bad * 4 < t.measured * 3 || t.bad <= most)
 			continue;
 		best = h;
 		most = t.bad;
@@ -96,16 +99,33 @@ take(struct fctx *c, int h, cell_test *bad, unsigned char *taken, cJSON *f)
 	return n;
 }
 
-static void
-host_location(cJSON *f, const struct mview *v, int h, const char *where)
-{
-	cJSON *l;
+/* host_finding: an error finding located at host h ("port", "filter",
+ * "host": what of it is at fault), counted in the verdict. */
+static cJSON *
+host_finding(struct fctx *c, const char *kind, int h, const char *where,
+    const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
+static cJSON *
+host_finding(struct fctx *c, const char *kind, int h, const char *where,
+    const char *hint, const char *fmt, ...)
+{
+	const struct mview *v = c->v;
+	char s[512];
+	va_list ap;
+	cJSON *f, *l;
+
+	va_start(ap, fmt);
+	vsnprintf(s, sizeof(s), fmt, ap);
+	va_end(ap);
+	f = findings_add(c->out, kind, "error", v, h, -1, hint, "%s", s);
 	finding_location(f, "host");
 	l = cJSON_GetObjectItem(f, "location");
 	cJSON_AddStringToObject(l, "host", v->names[h]);
 	cJSON_AddStringToObject(l, "network", v->net);
 	cJSON_AddStringToObject(l, "where", where);
+	c->errors++;
+	return f;
 }
 
 /* --- unreachable ----------------------------------------------------- */
@@ -149,16 +169,14 @@ rootcause_unreachable(struct fctx *c)
 		for (j = 0; j < c->n; j++)
 			if (j != h && v->lost_why && AT(v->lost_why, h, j))
 				why = AT(v->lost_why, h, j);
-		f = findings_add(c->out, "unreachable", "error", v, h, -1,
-		    "check the agent on this host (cephfab hosts), its link "
-		    "and its firewall", "%s could not be measured with any "
-		    "peer on the %s network: %s", v->names[h], v->net, why);
-		host_location(f, v, h, "host");
+		f = host_finding(c, "unreachable", h, "host", "check the "
+		    "agent on this host (cephfab hosts), its link and its "
+		    "firewall", "%s could not be measured with any peer on the "
+		    "%s network: %s", v->names[h], v->net, why);
 		finding_num(f, "directions", take(c, h, pair_lost, taken, f));
 		for (j = 0; j < c->n; j++)
 			if (j != h)
 				AT(c->done, h, j) = AT(c->done, j, h) = 1;
-		c->errors++;
 	}
 	free(taken);
 	free(picked);
@@ -244,10 +262,9 @@ rootcause_mtu(struct fctx *c)
 	    (h = next_host(c, mtu_measured, mtu_bad, taken, picked)) >= 0) {
 		picked[h] = 1;
 		memcpy(before, taken, nn);
-		f = findings_add(c->out, "mtu_blackhole", "error", v, h, -1,
-		    "check the MTU of this host's interface and of the switch "
-		    "port it is cabled to", "placeholder");
-		host_location(f, v, h, "port");
+		f = host_finding(c, "mtu_blackhole", h, "port", "check the MTU "
+		    "of this host's interface and of the switch port it is "
+		    "cabled to", "placeholder");
 		n = take(c, h, mtu_bad, taken, f);
 		for (i = 0; i < (int)nn; i++)
 			before[i] = taken[i] && !before[i];
@@ -256,7 +273,6 @@ rootcause_mtu(struct fctx *c)
 		finding_num(f, "configured", conf);
 		finding_num(f, "path_min", lo);
 		finding_num(f, "path_max", hi);
-		c->errors++;
 	}
 	free(taken);
 	free(before);
@@ -305,7 +321,7 @@ same_ports(const struct fctx *c, int d)
 			return false;
 		peers++;
 	}
-	return peers >= 2;
+	return peers >= 3;
 }
 
 /* rootcause_ports: a host's own filter: every peer sees the same of its
@@ -326,11 +342,10 @@ rootcause_ports(struct fctx *c)
 		for (i = 0; i < c->n && what == NULL; i++)
 			if (i != d && ports_bad(c, i, d))
 				what = AT(v->ports_what, i, d);
-		f = findings_add(c->out, "port_blocked", "error", v, d, -1,
-		    "check the firewall on this host (nft list ruleset, "
-		    "iptables -S)", "%s's own filter on the %s network: every "
-		    "peer sees %s", v->names[d], v->net, what);
-		host_location(f, v, d, "filter");
+		f = host_finding(c, "port_blocked", d, "filter", "check the "
+		    "firewall on this host (nft list ruleset, iptables -S)",
+		    "%s's own filter on the %s network: every peer sees %s",
+		    v->names[d], v->net, what);
 		for (i = n = 0; i < c->n; i++)
 			if (i != d && ports_bad(c, i, d)) {
 				AT(c->expl, i, d) = 1;
@@ -338,7 +353,6 @@ rootcause_ports(struct fctx *c)
 				n++;
 			}
 		finding_num(f, "peers", n);
-		c->errors++;
 	}
 }
 
@@ -386,10 +400,9 @@ rootcause_lossy(struct fctx *c)
 		for (j = 0, worst = 0; j < c->n; j++)
 			if (j != h && loss_bad(c, j < h ? j : h, j < h ? h : j))
 				worst = fmax(worst, pair_loss(v, h, j));
-		f = findings_add(c->out, "lossy_host", "error", v, h, -1,
-		    "look for drops and CRC errors on this host's NIC, cable "
-		    "and switch port", "placeholder");
-		host_location(f, v, h, "port");
+		f = host_finding(c, "lossy_host", h, "port", "look for drops "
+		    "and CRC errors on this host's NIC, cable and switch port",
+		    "placeholder");
 		n = take(c, h, loss_bad, taken, f);
 		{
 			char s[512];
@@ -406,7 +419,6 @@ rootcause_lossy(struct fctx *c)
 		for (j = 0; j < c->n; j++)
 			if (j != h && AT(taken, j < h ? j : h, j < h ? h : j))
 				AT(c->done, h, j) = AT(c->done, j, h) = 1;
-		c->errors++;
 	}
 	free(taken);
 	free(picked);

@@ -198,6 +198,23 @@ test_lossy_host_and_pair(void **state)
 	expect("lossy_pair|h3,h5", 1);
 }
 
+/* h1 measured with two peers only (the rest not measured), both lossy:
+ * a link both paths share looks the same, so no host is named (the demo's
+ * spine link did this once). */
+static void
+test_two_peers_no_host(void **state)
+{
+	int j;
+
+	(void)state;
+	healthy();
+	for (j = N - 1; j > 0; j--)
+		rpg[0 * N + j] = rpg[j * N + 0] = j == 2 || j == 3 ? rpg[j] :
+		    NAN;
+	rpg[0 * N + 2] = rpg[0 * N + 3] = 900;
+	expect("lossy_pair|h1,h3 lossy_pair|h1,h4", 2);
+}
+
 /* Every link shaped below the NICs' speed: one fabric-wide finding; with
  * the profile's line rate at the shaped rate, none. */
 static void
@@ -246,4 +263,5 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_mtu_two_hosts_and_a_pair),
     cmocka_unit_test(test_host_filter), cmocka_unit_test(test_dead_host),
     cmocka_unit_test(test_lossy_host_and_pair),
+    cmocka_unit_test(test_two_peers_no_host),
     cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults))
