@@ -50,6 +50,9 @@ struct test_spec {
 	 * matrix's all-to-all and fanout loads); a test that is not shared
 	 * holds the agent alone. */
 	bool shared;
+	/* Trace the path of every stream this side sends (trace.h): the
+	 * sender learns where ECMP put each of its flows. */
+	bool trace;
 };
 
 /* tputreq_total is the number of connections: streams per direction times

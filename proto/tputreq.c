@@ -59,6 +59,8 @@ tputreq_encode(const struct test_spec *s, bool connect)
 	cJSON_AddStringToObject(o, "coordinator", s->coordinator);
 	if (s->shared)
 		cJSON_AddBoolToObject(o, "shared", true);
+	if (s->trace)
+		cJSON_AddBoolToObject(o, "trace", true);
 	if (connect) {
 		cJSON_AddStringToObject(o, "dst", netaddr_str(&s->dst, a,
 		    sizeof(a)));
@@ -131,7 +133,8 @@ tputreq_decode(const cJSON *b, bool connect, struct test_spec *s, char *err)
 	    json_opt_str(b, "coordinator", 0, sizeof(s->coordinator) - 1, "",
 	    &coord, err) == -1)
 		return -1;
-	if (json_opt_bool(b, "shared", false, &s->shared, err) == -1)
+	if (json_opt_bool(b, "shared", false, &s->shared, err) == -1 ||
+	    json_opt_bool(b, "trace", false, &s->trace, err) == -1)
 		return -1;
 	s->rate = rate;
 	snprintf(s->coordinator, sizeof(s->coordinator), "%s", coord);

@@ -532,6 +532,9 @@ test_start(struct test *t, char *err)
 		snprintf(err, CF_ERRLEN, "cannot start the stream threads");
 		return -1;
 	}
+	/* A path not traced is a path not known; the test runs on. */
+	if (engine_trace_start(t) == -1)
+		log_warnx("test %s: cannot start the path tracer", t->spec.id);
 	ev_timer_init(&t->ival_timer, test_interval_cb, t->spec.interval,
 	    t->spec.interval);
 	t->ival_timer.data = t;
@@ -589,6 +592,7 @@ test_free(struct test *t)
 	}
 	if (t->uth_started)
 		pthread_join(t->uth, NULL);
+	engine_trace_free(t);
 	while (t->pend) {
 		close(t->pend->fd);
 		pending_free(t->pend);

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "queue_compat.h"
 #include "engine/spread.h"
+#include "probes/trace.h"
 #include "conn.h"
 #include "tputreq.h"
 #include "tputstat.h"
@@ -55,6 +56,8 @@ struct stream {
 	int lowat;
 	/* Connector set-up. */
 	ev_io cw;
+	/* The traced path of a stream this side sends, or NULL. */
+	struct trace_flow *path;
 };
 
 struct pending;
@@ -87,6 +90,11 @@ struct test {
 	struct rusage ru0;
 	struct spread spread;	/* links' counters at the start */
 	void *buf;		/* sender pattern, spec.len bytes */
+	/* The path tracer (engine_trace.c): its thread, its flows. */
+	pthread_t trth;
+	bool trth_started;
+	struct trace_flow *tr;
+	int ntr;
 	char error[CF_ERRLEN];
 };
 
@@ -140,6 +148,15 @@ int stream_start_threads(struct test *t);
 int stream_start_udp_rx(struct test *t);
 /* stream_udp_connector_socket makes a connected UDP socket for s. */
 int stream_udp_socket(struct test *t, struct stream *s, char *err);
+/* engine_trace.c: engine_trace_start starts the thread that traces the
+ * streams this side sends, halfway through the test (spec.trace, TCP);
+ * it counts as one of the test's threads. engine_trace_free after the
+ * join. */
+int engine_trace_start(struct test *t);
+void engine_trace_free(struct test *t);
+/* stream_finished: one of the test's threads is done (any thread). */
+void stream_finished(struct test *t);
+
 /* stream_wake unblocks every thread of t (stop flag and shutdown). */
 void stream_wake(struct test *t);
 

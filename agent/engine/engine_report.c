@@ -107,6 +107,8 @@ stream_end(struct test *t, struct stream *s, double wall)
 	if (s->err)
 		cJSON_AddStringToObject(o, "error",
 		    strerror(s->err));
+	if (s->path)
+		cJSON_AddItemToObject(o, "path", trace_json(s->path));
 	if (t->spec.proto == TP_TCP && s->fd != -1) {
 		struct tcp_sample ts;
 

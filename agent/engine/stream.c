@@ -56,7 +56,7 @@ transient(int e)
 	return e == EINTR || e == EAGAIN || e == EWOULDBLOCK;
 }
 
-static void
+void
 stream_finished(struct test *t)
 {
 	atomic_fetch_add(&t->threads_done, 1);

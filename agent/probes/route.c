@@ -2,6 +2,7 @@
 #include "probes/route.h"
 #include "json.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <stdio.h>
@@ -50,6 +51,13 @@ int
 route_get(const struct netaddr *from, const struct netaddr *to,
     struct route_info *r, char *err)
 {
+	return route_get_flow(from, to, NULL, r, err);
+}
+
+int
+route_get_flow(const struct netaddr *from, const struct netaddr *to,
+    const struct route_flow *fl, struct route_info *r, char *err)
+{
 	struct {
 		struct nlmsghdr n;
 		struct rtmsg m;
@@ -81,6 +89,16 @@ route_get(const struct netaddr *from, const struct netaddr *to,
 	if (from->family == to->family) {
 		req.m.rtm_src_len = (unsigned char)(alen * 8);
 		route_addattr(&req.n, sizeof(req), RTA_SRC, &from->u, alen);
+	}
+	if (fl != NULL) {
+		/* The ports make the kernel hash the flow as it hashes its
+		 * packets, when the multipath hash covers layer 4. */
+		uint16_t sp = htons(fl->sport), dp = htons(fl->dport);
+
+		route_addattr(&req.n, sizeof(req), RTA_IP_PROTO, &fl->proto,
+		    1);
+		route_addattr(&req.n, sizeof(req), RTA_SPORT, &sp, 2);
+		route_addattr(&req.n, sizeof(req), RTA_DPORT, &dp, 2);
 	}
 	if (send(fd, &req, req.n.nlmsg_len, 0) == -1 ||
 	    (n = recv(fd, resp, sizeof(resp), 0)) <= 0) {

@@ -7,6 +7,7 @@
 #define CF_ROUTE_H
 
 #include <net/if.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -24,6 +25,14 @@ struct route_info {
  * trip with a 1 s receive timeout; call it from a probe thread. */
 int route_get(const struct netaddr *from, const struct netaddr *to,
     struct route_info *r, char *err);
+/* route_get_flow is route_get for one flow: protocol and ports too, so
+ * that an ECMP route answers with the member the flow hashes to. */
+struct route_flow {
+	uint8_t proto;			/* IPPROTO_TCP, ... */
+	uint16_t sport, dport;		/* host order */
+};
+int route_get_flow(const struct netaddr *from, const struct netaddr *to,
+    const struct route_flow *fl, struct route_info *r, char *err);
 /* route_json: {"egress_if", "source", "gateway", "local_if"} */
 cJSON *route_json(const struct route_info *r);
 

@@ -22,7 +22,7 @@
 #include <openssl/crypto.h>
 
 enum { O_NET = 256, O_BIDIR, O_RATE, O_SPB, O_SPS, O_UDP, O_IVAL, O_SKIP,
-    O_DEV, O_SHARED, O_STARTAT, O_SWEEP };
+    O_DEV, O_SHARED, O_STARTAT, O_SWEEP, O_NOTRACE };
 
 static const struct num_opt pair_nums[] = {
 	NUM_OPT('P', "-P", 1, TPUTREQ_MAX_STREAMS, NUM_U32, struct pair_opts,
@@ -81,6 +81,10 @@ pair_usage(FILE *f)
 	    "--sport-base.. (40000),\n"
 	    "                   each mapped to the path it used (-t per "
 	    "stream, default 1)\n"
+	    "  --no-trace       do not trace the path of each stream (TTL-"
+	    "limited probes\n"
+	    "                   on its own 5-tuple, needs CAP_NET_RAW on the "
+	    "sender)\n"
 	    "  --shared         may run beside other shared tests on the same "
 	    "agents\n"
 	    "  --start-at T     send START at wall-clock time T (seconds since "
@@ -125,7 +129,7 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 {
 	static const struct option popts[] = {
 		OPT_ARG("sport-sweep", O_SWEEP), OPT_FLAG("shared", O_SHARED),
-		OPT_ARG("start-at", O_STARTAT), OPT_ARG("net", O_NET),
+		OPT_FLAG("no-trace", O_NOTRACE), OPT_ARG("start-at", O_STARTAT), OPT_ARG("net", O_NET),
 		OPT_ARG("parallel", 'P'), OPT_ARG("time", 't'),
 		OPT_FLAG("reverse", 'R'), OPT_FLAG("bidir", O_BIDIR),
 		OPT_ARG("len", 'l'), OPT_ARG("rate", O_RATE),
@@ -204,6 +208,7 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 			snprintf(o->bind_dev, sizeof(o->bind_dev), "%s", optarg);
 			break;
 		case O_SHARED: o->shared = true; break;
+		case O_NOTRACE: o->no_trace = true; break;
 		case O_SWEEP:
 			if (parse_num("--sport-sweep", optarg, 1, 1024, &d))
 				return -1;

@@ -402,6 +402,7 @@ pair_plan(struct prun *p, struct inventory *inv)
 	r->spec.sport_base = o->sport_base;
 	r->spec.sport_stride = o->sport_stride;
 	r->spec.shared = o->shared;
+	r->spec.trace = !o->no_trace && !o->udp;
 	snprintf(r->spec.bind_dev, sizeof(r->spec.bind_dev), "%s",
 	    o->bind_dev);
 	if (gethostname(host, sizeof(host) - 1) != 0)
@@ -514,6 +515,7 @@ pair_run(struct inventory *inv, const struct auth_key *key,
 	}
 	free(p.iv_a);
 	free(p.iv_b);
+	pair_result_free_paths(&p.r);
 	free(p.r.st);
 	cJSON_Delete(p.r.spread_a);
 	cJSON_Delete(p.r.spread_b);

@@ -243,7 +243,7 @@ pair_result_tcp(const cJSON *tcp, struct sres *s)
 int
 pair_result_end(struct tresult *r, bool side_a, const cJSON *body, char *err)
 {
-	const cJSON *arr, *e, *cpu, *tcp, *udp;
+	const cJSON *arr, *e, *cpu, *tcp, *udp, *path;
 	struct tcpu *c = side_a ? &r->cpu_a : &r->cpu_b;
 	const char *msg, *lim;
 	int idx = 0;
@@ -303,6 +303,8 @@ pair_result_end(struct tresult *r, bool side_a, const cJSON *body, char *err)
 			return -1;
 		}
 		s = sending ? &r->st[id].snd : &r->st[id].rcv;
+		/* A stream reported twice keeps the last word, not a leak. */
+		cJSON_Delete(s->path);
 		memset(s, 0, sizeof(*s));
 		if (json_get_double(e, "bytes", 0, 1e18, &s->bytes, err) == -1 ||
 		    json_get_double(e, "seconds", 0, 1e9, &s->seconds,
@@ -312,7 +314,11 @@ pair_result_end(struct tresult *r, bool side_a, const cJSON *body, char *err)
 		    json_opt_obj(e, "tcp", &tcp, err) == -1 ||
 		    json_opt_obj(e, "udp", &udp, err) == -1 ||
 		    json_opt_str(e, "limited_by", 1, 15, "", &lim, err) == -1 ||
-		    json_opt_str(e, "error", 1, 120, "", &msg, err) == -1)
+		    json_opt_str(e, "error", 1, 120, "", &msg, err) == -1 ||
+		    json_opt_obj(e, "path", &path, err) == -1)
+			return -1;
+		if (path && sending && (s->path = pair_path_decode(path,
+		    err)) == NULL)
 			return -1;
 		s->have = true;
 		snprintf(s->limited, sizeof(s->limited), "%s", lim);
@@ -370,6 +376,9 @@ sres_json(const struct tresult *r, const struct sres *s, bool sender)
 		    (double)s->tcp.sndbuf_us);
 		if (s->limited[0])
 			cJSON_AddStringToObject(o, "limited_by", s->limited);
+		if (s->path)
+			cJSON_AddItemToObject(o, "path", cJSON_Duplicate(
+			    s->path, 1));
 	} else if (s->has_tcp) {
 		/* The receiver's view of loss: segments that arrived out of
 		 * order, i.e. after a hole a retransmission filled. */
@@ -596,6 +605,7 @@ pair_result_human(struct tresult *r, const struct dsum ds[2])
 			    "sndbuf-limited %.0f%% of busy time)\n",
 			    tputstat_limit_name(s->limit), 100 * s->rwnd / s->busy,
 			    100 * s->sndbuf / s->busy);
+		pair_path_lines(r, d == 0, dn);
 	}
 	cpu = r->cpu_a.user + r->cpu_a.sys + r->cpu_b.user + r->cpu_b.sys;
 	if (r->cpu_a.have && r->cpu_b.have)

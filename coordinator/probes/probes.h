@@ -43,6 +43,7 @@ struct pair_opts {
 	 * every test of a load starts together. */
 	bool shared;
 	double start_at;
+	bool no_trace;		/* do not trace the streams' paths */
 };
 
 /* One side's final word on one stream. */
@@ -55,6 +56,10 @@ struct sres {
 	double packets, expected, lost, dups, reordered, jitter_ms, sent;
 	char limited[16];
 	char error[128];
+	/* The sender's traced path, checked and rebuilt from its report:
+	 * {"egress_if", "gateway", "hops": [ADDR|null...]} or {"error"};
+	 * NULL when not traced. The result owns it. */
+	cJSON *path;
 };
 
 struct tstream {
@@ -106,6 +111,14 @@ int pair_result_end(struct tresult *r, bool side_a, const cJSON *body, char *err
 /* pair_result_report prints the final report (human or JSON). */
 void pair_result_report(struct tresult *r);
 void pair_result_header(const struct tresult *r);
+/* pair_path.c: a sender's traced path as reported (a new, checked copy,
+ * or NULL with err), freed with the result; printed as "dev > hop > *". */
+#define PAIR_PATH_MAX_HOPS 16
+cJSON *pair_path_decode(const cJSON *p, char *err);
+void pair_result_free_paths(struct tresult *r);
+const char *pair_path_str(const cJSON *path, char *buf, size_t sz);
+void pair_path_lines(const struct tresult *r, bool a_sends, const char *dn);
+
 /* pair_result_loss_rpg: the retransmits per GB of a direction's end sum that
  * count as loss: without the ones the receiver reported as spurious
  * (DSACK), when the agents report that; NAN if the sum has neither. A

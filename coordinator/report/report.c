@@ -5,7 +5,7 @@
  * the verdict. report_term.c and report_files.c render it; docs/json.md
  * describes it.
  */
-#include "report/report.h"
+#include "report/report_int.h"
 #include "text.h"
 #include "matrix/matrix.h"
 #include "json.h"
@@ -616,6 +616,7 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 	struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
 	struct varrs a;
 	struct fold_acc F = { g, h, n, 0 };
+	struct rflows fl;
 	struct mview v;
 	cJSON *nj;
 	int k, errors = 0;
@@ -635,7 +636,11 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		nj = cJSON_AddObjectToObject(nets, nn);
 		cells_json(cJSON_AddArrayToObject(nj, "cells"), g, h, n);
 		view_fill(&v, &a, g, h, n, nn);
+		report_flows_load(&fl, st, run, nn, h, n);
+		v.flows = fl.f;
+		v.nflows = fl.n;
 		errors += findings_compute(&v, &o->prof, fs);
+		report_flows_free(&fl);
 		load_sections(nj, h, n, a.names, a.rack, st, run, nn, &o->prof,
 		    fs, &errors);
 	}

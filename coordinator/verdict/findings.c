@@ -602,7 +602,8 @@ check_directions(struct fctx *c)
  * the checks after it look. */
 static net_check *const net_checks[] = {
 	mtu_explains, rootcause_unreachable, check_unreachable, slow_cells,
-	rootcause_rate, check_slow_host, check_rack_uplink, rootcause_lossy,
+	rootcause_rate, check_slow_host, check_rack_uplink, rootcause_links,
+	rootcause_lossy,
 	check_fabric_latency, check_pairs, check_loaded_latency, check_spread,
 	rootcause_mtu, rootcause_ports, check_directions,
 };

@@ -32,6 +32,19 @@ struct profile {
 
 /* One network's matrix. Arrays are n*n, [i*n+j] for i -> j; NAN where
  * nothing was measured. Strings may be NULL. */
+/* A measured flow with its traced path (a stream of a bandwidth cell):
+ * src sent it to dst; the strings are the addresses and interface the
+ * sender's agent reported (NULL: unknown or no answer). */
+#define MFLOW_HOPS 16
+struct mflow {
+	int src, dst;
+	double bytes, lost;		/* sent; loss retransmits */
+	const char *dev, *egress_addr;	/* the sender's port, its address */
+	const char *src_addr, *dst_addr, *gw;
+	int nhops;
+	const char *hop[MFLOW_HOPS];
+};
+
 struct mview {
 	const char *net;
 	int n;
@@ -53,6 +66,9 @@ struct mview {
 	const double *spread_min;
 	const int *wrong_egress;
 	const char *const *egress_what;
+	/* Every traced flow of the network's bandwidth cells (links.c). */
+	const struct mflow *flows;
+	int nflows;
 };
 
 /* finding_new appends a finding to out (an array) and returns it: kind,

@@ -55,4 +55,9 @@ void rootcause_ports(struct fctx *c);
 void rootcause_lossy(struct fctx *c);
 void rootcause_rate(struct fctx *c);
 
+/* links.c: the fabric links that explain the bad flows, from their
+ * traced paths (localize.c scores them): lossy_link, one per link, with
+ * the pairs it explains. */
+void rootcause_links(struct fctx *c);
+
 #endif

@@ -40,7 +40,14 @@ add_node() {
 			net.ipv4.fib_multipath_hash_policy="$HASH_POLICY" >/dev/null
 	fi
 	case $role in
-	leaf|spine|router) nsx "$name" sysctl -qw net.ipv4.ip_forward=1 >/dev/null ;;
+	# Routers answer a traced probe from the address it arrived on (as
+	# most vendors' routers do; Linux's default is the address towards
+	# the sender, which would name another link), and without the ICMP
+	# rate limit, so that every trace is whole (cephfab retries a silent
+	# hop once; real routers' limits are in the README).
+	leaf|spine|router) nsx "$name" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv4.icmp_errors_use_inbound_ifaddr=1 \
+		net.ipv4.icmp_ratelimit=0 >/dev/null ;;
 	esac
 }
 

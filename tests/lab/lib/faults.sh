@@ -3,6 +3,7 @@
 #
 #   rate:LINK:MBIT              tbf on both ends of LINK
 #   loss:LINK:PERCENT           random drop each way (nft numgen, netdev ingress)
+#   loss:LINK:END:PERCENT       the same, only for packets arriving at END
 #   reorder:LINK:PERCENT        PERCENT of the IP packets each way held back
 #                               behind a 20 Mbit/s htb class: reordering,
 #                               nothing lost (replaces the link's tbf with
@@ -49,13 +50,18 @@ loss_chain() { # add|del NODE IF N
 		ip netns exec "$n" nft delete chain netdev cflab "loss_$3"
 	fi
 }
+# fault_loss add|del LINK PERCENT [END]: with END, only packets arriving
+# at END lose: the other end's egress alone (one direction).
 fault_loss() {
-	local op=$1 n
+	local op=$1 n end=${4:-}
 	fault_link_ends "$2"
 	[[ "$3" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "fault: loss '$3' is not a percentage"
 	n=$(awk -v x="$3" 'BEGIN { if (x <= 0 || x > 100) exit 1; printf "%d", x * 100 + 0.5 }') ||
 		die "fault: loss must be in (0, 100]"
-	loss_chain "$op" "$FA" "$FIA" "$n" && loss_chain "$op" "$FB" "$FIB" "$n" ||
+	[ -z "$end" ] || [ "$end" = "$FA" ] || [ "$end" = "$FB" ] ||
+		die "fault: '$end' is not an end of $2 ($FA or $FB)"
+	{ [ "$end" = "$FB" ] || loss_chain "$op" "$FA" "$FIA" "$n"; } &&
+	{ [ "$end" = "$FA" ] || loss_chain "$op" "$FB" "$FIB" "$n"; } ||
 		die "fault: nft failed on $2"
 }
 
@@ -149,8 +155,9 @@ fault() {
 		if [ "$op" = add ]; then link_rate "$a" "$b"; else
 			link_rate "$a" "$(link_field "$a" 6)"; fi ;;
 	loss)
-		[ -n "${b:-}" ] && [ -z "${c:-}" ] || die "fault: loss:LINK:PERCENT"
-		fault_loss "$op" "$a" "$b" ;;
+		[ -n "${b:-}" ] && [ -z "${d:-}" ] || die "fault: loss:LINK:PERCENT or loss:LINK:END:PERCENT"
+		if [ -n "${c:-}" ]; then fault_loss "$op" "$a" "$c" "$b"
+		else fault_loss "$op" "$a" "$b"; fi ;;
 	reorder)
 		[ -n "${b:-}" ] && [ -z "${c:-}" ] || die "fault: reorder:LINK:PERCENT"
 		fault_reorder "$op" "$a" "$b" ;;

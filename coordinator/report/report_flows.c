@@ -1,0 +1,151 @@
+/* report_flows: every traced stream of a network's bandwidth cells, as the
+ * flows the verdict's link localizer reads (struct mflow), see
+ * report_int.h. */
+#include "report/report_int.h"
+#include "json.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* intern: one copy of each string (addresses and interfaces repeat in
+ * every flow), so that a flow holds pointers only. */
+static const char *
+intern(struct rflows *F, const char *s)
+{
+	int i;
+
+	if (s == NULL || s[0] == '\0')
+		return NULL;
+	for (i = 0; i < F->nstr; i++)
+		if (strcmp(F->str[i], s) == 0)
+			return F->str[i];
+	if (F->nstr == F->capstr) {
+		int cap = F->capstr ? F->capstr * 2 : 64;
+		char **ns = realloc(F->str, (size_t)cap * sizeof(*ns));
+
+		if (ns == NULL)
+			return NULL;
+		F->str = ns;
+		F->capstr = cap;
+	}
+	if ((F->str[F->nstr] = strdup(s)) == NULL)
+		return NULL;
+	return F->str[F->nstr++];
+}
+
+static int
+host_of(struct inv_host **h, int n, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(h[i]->name) == len &&
+		    strncmp(h[i]->name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+/* one_flow: a stream's sender figures and path into a new flow. */
+static void
+one_flow(struct rflows *F, const cJSON *s, const char *addr[2],
+    const char *names[2])
+{
+	char err[CF_ERRLEN];
+	const cJSON *snd, *path, *hops, *hp;
+	const char *dir, *arrow, *x;
+	struct mflow *f;
+	double retr = 0, spur = 0;
+
+	if (json_get_str(s, "direction", 3, 200, &dir, err) == -1 ||
+	    (arrow = strstr(dir, "->")) == NULL ||
+	    json_get_obj(s, "sender", &snd, err) == -1 ||
+	    json_get_obj(snd, "path", &path, err) == -1 ||
+	    cJSON_GetObjectItem(path, "error") != NULL)
+		return;
+	if (F->n == F->cap) {
+		int cap = F->cap ? F->cap * 2 : 256;
+		struct mflow *nf = realloc(F->f, (size_t)cap * sizeof(*nf));
+
+		if (nf == NULL)
+			return;
+		F->f = nf;
+		F->cap = cap;
+	}
+	f = &F->f[F->n];
+	memset(f, 0, sizeof(*f));
+	f->src = host_of(F->h, F->nh, dir, (size_t)(arrow - dir));
+	f->dst = host_of(F->h, F->nh, arrow + 2, strlen(arrow + 2));
+	if (f->src < 0 || f->dst < 0 ||
+	    json_get_double(snd, "bytes", 0, 1e18, &f->bytes, err) == -1)
+		return;
+	json_get_double(snd, "retransmits", 0, 1e15, &retr, err);
+	json_get_double(snd, "spurious_retransmits", 0, 1e15, &spur, err);
+	f->lost = retr > spur ? retr - spur : 0;
+	/* The cell's own a and b: which end is the sender. */
+	f->src_addr = intern(F, strcmp(F->h[f->src]->name, names[0]) == 0 ?
+	    addr[0] : addr[1]);
+	f->dst_addr = intern(F, strcmp(F->h[f->dst]->name, names[0]) == 0 ?
+	    addr[0] : addr[1]);
+	if (json_opt_str(path, "egress_if", 0, 15, NULL, &x, err) == 0)
+		f->dev = intern(F, x);
+	if (json_opt_str(path, "egress_addr", 0, 63, NULL, &x, err) == 0)
+		f->egress_addr = intern(F, x);
+	if (json_opt_str(path, "gateway", 0, 63, NULL, &x, err) == 0)
+		f->gw = intern(F, x);
+	if (json_get_arr(path, "hops", 0, MFLOW_HOPS, &hops, NULL, err) == -1)
+		return;
+	cJSON_ArrayForEach(hp, hops)
+		f->hop[f->nhops++] = cJSON_IsString(hp) ? intern(F,
+		    hp->valuestring) : NULL;
+	F->n++;
+}
+
+static void
+flows_cb(const cJSON *c, void *arg)
+{
+	struct rflows *F = arg;
+	char err[CF_ERRLEN];
+	const cJSON *data, *start, *ab[2], *end, *s;
+	const char *t, *st, *addr[2], *names[2];
+	int k;
+
+	if (json_get_str(c, "test", 0, 16, &t, err) == -1 ||
+	    (strcmp(t, "bw") && strcmp(t, "a2a") && strcmp(t, "fanout")) ||
+	    json_get_str(c, "state", 0, 16, &st, err) == -1 ||
+	    strcmp(st, "ok") != 0 ||
+	    json_get_obj(c, "data", &data, err) == -1 ||
+	    json_get_obj(data, "start", &start, err) == -1 ||
+	    json_get_obj(start, "a", &ab[0], err) == -1 ||
+	    json_get_obj(start, "b", &ab[1], err) == -1 ||
+	    json_get_obj(data, "end", &end, err) == -1)
+		return;
+	for (k = 0; k < 2; k++)
+		if (json_get_str(ab[k], "host", 1, 200, &names[k], err) == -1 ||
+		    json_get_str(ab[k], "address", 1, 63, &addr[k], err) == -1)
+			return;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(end, "streams"))
+		one_flow(F, s, addr, names);
+}
+
+void
+report_flows_load(struct rflows *F, struct store *st, int64_t run,
+    const char *net, struct inv_host **h, int n)
+{
+	memset(F, 0, sizeof(*F));
+	F->h = h;
+	F->nh = n;
+	store_each(st, run, net, NULL, flows_cb, F);
+}
+
+void
+report_flows_free(struct rflows *F)
+{
+	int i;
+
+	for (i = 0; i < F->nstr; i++)
+		free(F->str[i]);
+	free(F->str);
+	free(F->f);
+	memset(F, 0, sizeof(*F));
+}

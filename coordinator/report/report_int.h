@@ -1,0 +1,26 @@
+/*
+ * report_int: what the report's files share. Not for other rooms:
+ * report.h is the door.
+ */
+#ifndef CF_REPORT_INT_H
+#define CF_REPORT_INT_H
+
+#include "report/report.h"
+#include "verdict/verdict.h"
+
+/* The traced flows of one network (report_flows.c): their strings are
+ * interned in str and live as long as the set. */
+struct rflows {
+	struct mflow *f;
+	int n, cap;
+	char **str;
+	int nstr, capstr;
+	struct inv_host **h;
+	int nh;
+};
+
+void report_flows_load(struct rflows *F, struct store *st, int64_t run,
+    const char *net, struct inv_host **h, int n);
+void report_flows_free(struct rflows *F);
+
+#endif

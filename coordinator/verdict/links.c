@@ -1,0 +1,540 @@
+/*
+ * links: the fabric links that explain the lossy flows, see verdict_int.h.
+ *
+ * Every stream of a bandwidth cell is a flow whose path its sender traced
+ * (agent/probes/trace.h): its own port, then the routers that answered,
+ * then the destination. Each step of a path is a link, named by what the
+ * traces can see of it:
+ *   - a host's port ("P host/if"): the sender's egress interface, or the
+ *     address a peer reached it on; both directions of a port are one
+ *     link, so a lossy cable counts once;
+ *   - a router's ingress ("R addr"): a router answers from the address
+ *     the probe arrived on (routers' usual way; Linux needs
+ *     icmp_errors_use_inbound_ifaddr, see the README), so the address
+ *     names the link that delivered the probe;
+ *   - a point-to-point link ("L a b"): when both ends' addresses answered
+ *     and are mates of one /31 or /30 (or /127), the two directions are
+ *     one link.
+ * localize.c then names the links the lossy flows share and no clean
+ * flow crossed.
+ */
+#include "verdict/verdict_int.h"
+#include "text.h"
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEYLEN 160
+#define LINKS_NAMED 8		/* links named per network at most */
+
+struct ltab {
+	char (*key)[KEYLEN];
+	int n, cap;
+};
+
+/* A flow's links, as ids into the table, with the element before each
+ * (the near end as traced, NULL when unknown). */
+struct lflow {
+	int link[MFLOW_HOPS + 2];
+	const char *prev[MFLOW_HOPS + 2];
+	int n;
+	int state;		/* 1 bad, 0 clean, -1 not judged */
+};
+
+static int
+ltab_id(struct ltab *t, const char *k)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->key[i], k) == 0)
+			return i;
+	if (t->n == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 64;
+		char (*nk)[KEYLEN] = realloc(t->key, (size_t)cap * KEYLEN);
+
+		if (nk == NULL)
+			return -1;
+		t->key = nk;
+		t->cap = cap;
+	}
+	snprintf(t->key[t->n], KEYLEN, "%s", k);
+	return t->n++;
+}
+
+/* addr_host: the host whose address a is on this network, and the port
+ * (interface) it is on when its own flows said so. */
+static int
+addr_host(const struct mview *v, const char *a, const char **dev)
+{
+	int i, h = -1;
+
+	*dev = NULL;
+	for (i = 0; i < v->nflows; i++) {
+		const struct mflow *f = &v->flows[i];
+
+		if ((f->src_addr && strcmp(f->src_addr, a) == 0) ||
+		    (f->egress_addr && strcmp(f->egress_addr, a) == 0)) {
+			*dev = f->dev;
+			return f->src;
+		}
+		if (h < 0 && f->dst_addr && strcmp(f->dst_addr, a) == 0)
+			h = f->dst;
+	}
+	return h;
+}
+
+static void
+port_key(const struct mview *v, int h, const char *port, char *k)
+{
+	snprintf(k, KEYLEN, "P %s/%s", v->names[h], port);
+}
+
+/* flow_links: flow f's path as link ids into t (-1 on no memory). */
+static int
+flow_links(const struct mview *v, const struct mflow *f, struct ltab *t,
+    struct lflow *lf)
+{
+	const char *seq[MFLOW_HOPS + 2], *prev = f->src_addr, *dev;
+	char k[KEYLEN];
+	int ns = 0, i, last = f->src, h;
+
+	lf->n = 0;
+	if (f->dev) {
+		port_key(v, f->src, f->dev, k);
+		lf->prev[lf->n] = f->src_addr;
+		if ((lf->link[lf->n++] = ltab_id(t, k)) < 0)
+			return -1;
+	}
+	/* The first router is the gateway, when it did not answer. */
+	for (i = 0; i < f->nhops; i++)
+		seq[ns++] = i == 0 && f->hop[0] == NULL ? f->gw : f->hop[i];
+	if (f->nhops == 0 && f->gw)
+		seq[ns++] = f->gw;
+	seq[ns++] = f->dst_addr;
+	for (i = 0; i < ns; i++) {
+		if (seq[i] == NULL) {
+			prev = NULL;
+			continue;
+		}
+		if ((h = addr_host(v, seq[i], &dev)) >= 0) {
+			if (h == last)
+				continue;	/* the same host, deeper */
+			port_key(v, h, dev ? dev : seq[i], k);
+			last = h;
+		} else {
+			snprintf(k, KEYLEN, "R %s", seq[i]);
+		}
+		lf->prev[lf->n] = prev;
+		if ((lf->link[lf->n++] = ltab_id(t, k)) < 0)
+			return -1;
+		prev = seq[i];
+	}
+	return 0;
+}
+
+/* mate: the other end of the point-to-point link that a is on, if a
+ * /31 (or /127) holds it (wide30 0), or a /30 (wide30 1). */
+static int
+mate(const char *a, int wide30, char *out)
+{
+	unsigned char b[16];
+
+	if (inet_pton(AF_INET, a, b) == 1) {
+		uint32_t x = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+		    (uint32_t)b[2] << 8 | b[3], m;
+
+		if (wide30 && (x & 3) != 1 && (x & 3) != 2)
+			return -1;
+		m = !wide30 ? x ^ 1 : (x & 3) == 1 ? x + 1 : x - 1;
+		snprintf(out, 48, "%u.%u.%u.%u", m >> 24, (m >> 16) & 255,
+		    (m >> 8) & 255, m & 255);
+		return 0;
+	}
+	if (!wide30 && inet_pton(AF_INET6, a, b) == 1) {
+		b[15] ^= 1;
+		return inet_ntop(AF_INET6, b, out, 48) ? 0 : -1;
+	}
+	return -1;
+}
+
+/* router_key: the id of router address m's key, or -1. */
+static int
+router_key(const struct ltab *t, int n, const char *m)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (strncmp(t->key[j], "R ", 2) == 0 &&
+		    strcmp(t->key[j] + 2, m) == 0)
+			return j;
+	return -1;
+}
+
+/* judge: 1 when the flow lost packets (its retransmits per GB over the
+ * profile's limit), 0 when it is clean and moved enough data that a
+ * loss at the limit would have shown (three retransmits or more), -1 in
+ * between. */
+static int
+judge(const struct fctx *c, const struct mflow *f)
+{
+	double gb = f->bytes / 1e9, lim = c->p->max_rpg;
+
+	if (f->bytes <= 0 || c->expl[f->src * c->n + f->dst])
+		return -1;
+	if (f->lost / gb > lim && f->lost >= 3)
+		return 1;
+	return f->lost / gb <= lim / 2 && gb * lim >= 3 ? 0 : -1;
+}
+
+/* near_end: the address most bad flows through link l came from (among
+ * the first eight seen). */
+static const char *
+near_end(const struct lflow *lf, int nf, int l)
+{
+	const char *cand[8];
+	int cnt[8], nc = 0, i, k, j, best = -1;
+
+	for (i = 0; i < nf; i++)
+		for (k = 0; lf[i].state == 1 && k < lf[i].n; k++) {
+			if (lf[i].link[k] != l || lf[i].prev[k] == NULL)
+				continue;
+			for (j = 0; j < nc && strcmp(cand[j], lf[i].prev[k]);
+			    j++)
+				;
+			if (j == nc && nc < 8) {
+				cand[nc] = lf[i].prev[k];
+				cnt[nc++] = 0;
+			}
+			if (j < nc && ++cnt[j] > (best < 0 ? 0 : cnt[best]))
+				best = j;
+		}
+	return best < 0 ? NULL : cand[best];
+}
+
+/* A named link as a finding shows it: a host's port (host, interface),
+ * one direction of a link (near end, far end) or both (sorted ends). */
+struct lname {
+	char kind;			/* 'P', 'R' or 'L' */
+	char a[KEYLEN], b[KEYLEN];
+	char text[2 * KEYLEN + 8];
+};
+
+/* mate_key: the router key of the other end of router key l's link (its
+ * /31 mate, else its /30 mate: a /30's .1 and .2 have no /31 mate that
+ * answers, that would be the /30's network or broadcast address), or -1.
+ * Fabric links are numbered so; a fabric numbered otherwise gets the near
+ * end the traces saw most. */
+static int
+mate_key(const struct ltab *t, int l)
+{
+	char m[48];
+	int w, j;
+
+	if (t->key[l][0] != 'R')
+		return -1;
+	for (w = 0; w < 2; w++)
+		if (mate(t->key[l] + 2, w, m) == 0 &&
+		    (j = router_key(t, t->n, m)) >= 0)
+			return j;
+	return -1;
+}
+
+static void
+lname_of(const struct ltab *t, const struct lflow *lf, int nf, int l,
+    struct lname *n)
+{
+	const char *k = t->key[l], *p;
+	int m;
+
+	n->kind = k[0];
+	if (k[0] == 'P') {
+		p = strchr(k, '/');
+		snprintf(n->a, KEYLEN, "%.*s", (int)(p - k - 2), k + 2);
+		snprintf(n->b, KEYLEN, "%s", p + 1);
+		snprintf(n->text, sizeof(n->text), "%s's port %s", n->a, n->b);
+		return;
+	}
+	m = mate_key(t, l);
+	p = m >= 0 ? t->key[m] + 2 : near_end(lf, nf, l);
+	snprintf(n->a, KEYLEN, "%s", p ? p : "*");
+	snprintf(n->b, KEYLEN, "%s", k + 2);
+	snprintf(n->text, sizeof(n->text), "%s -> %s", n->a, n->b);
+}
+
+/* lname_both: the two directions of one link, as one. */
+static void
+lname_both(struct lname *n)
+{
+	char x[KEYLEN];
+
+	n->kind = 'L';
+	if (strcmp(n->a, n->b) > 0) {
+		memcpy(x, n->a, KEYLEN);
+		memcpy(n->a, n->b, KEYLEN);
+		memcpy(n->b, x, KEYLEN);
+	}
+	snprintf(n->text, sizeof(n->text), "%s <-> %s", n->a, n->b);
+}
+
+/* link_location: where the finding is: a link's two ends as traced (and
+ * its twin, when the flows cannot tell the two apart), or a host's port. */
+static void
+link_location(cJSON *f, const struct mview *v, const struct lname *n,
+    const struct lname *twin)
+{
+	cJSON *l, *ends;
+
+	finding_location(f, n->kind == 'P' ? "host" : "link");
+	l = cJSON_GetObjectItem(f, "location");
+	cJSON_AddStringToObject(l, "network", v->net);
+	if (n->kind == 'P') {
+		finding_host(f, n->a);
+		cJSON_AddStringToObject(l, "host", n->a);
+		cJSON_AddStringToObject(l, "where", "port");
+		cJSON_AddStringToObject(l, "interface", n->b);
+	} else {
+		ends = cJSON_AddArrayToObject(l, "ends");
+		cJSON_AddItemToArray(ends, cJSON_CreateString(n->a));
+		cJSON_AddItemToArray(ends, cJSON_CreateString(n->b));
+		cJSON_AddStringToObject(l, "direction", n->kind == 'L' ?
+		    "both" : "one way");
+	}
+	cJSON_AddStringToObject(l, "link", n->text);
+	if (twin)
+		cJSON_AddStringToObject(l, "or", twin->text);
+}
+
+/* crosses_any: flow lf crosses one of the links l[0..nl). */
+static bool
+crosses_any(const struct lflow *lf, const int *l, int nl)
+{
+	int k, j;
+
+	for (k = 0; k < lf->n; k++)
+		for (j = 0; j < nl; j++)
+			if (lf->link[k] == l[j])
+				return true;
+	return false;
+}
+
+/* link_rpg: the loss of every judged flow through the links, together. */
+static double
+link_rpg(const struct mview *v, const struct lflow *lf, int nf, const int *l,
+    int nl)
+{
+	double lost = 0, bytes = 0;
+	int i;
+
+	for (i = 0; i < nf; i++)
+		if (lf[i].state >= 0 && crosses_any(&lf[i], l, nl)) {
+			lost += v->flows[i].lost;
+			bytes += v->flows[i].bytes;
+		}
+	return bytes > 0 ? lost / (bytes / 1e9) : 0;
+}
+
+/* A finding's links: one blame, or a link's two directions' blames. */
+struct named {
+	const struct loc_blame *b[2];
+	int nb;
+	int link[2];
+};
+
+/* link_finding: lossy_link (lossy_host for a host's port) for one named
+ * link, with the directions of the bad flows it explains; marks those
+ * flows explained (state 2). */
+static void
+link_finding(struct fctx *c, const struct ltab *t, struct lflow *lf,
+    const struct named *nm, double rpg)
+{
+	const struct mview *v = c->v;
+	struct lname n, tw;
+	unsigned char *seen = calloc((size_t)(c->n * c->n), 1);
+	int i, bad = 0, good = 0, expl = 0;
+	bool twin = nm->nb == 1 && nm->b[0]->twin >= 0;
+	cJSON *f;
+
+	lname_of(t, lf, v->nflows, nm->link[0], &n);
+	if (nm->nb == 2)
+		lname_both(&n);
+	if (twin)
+		lname_of(t, lf, v->nflows, nm->b[0]->twin, &tw);
+	for (i = 0; i < nm->nb; i++) {
+		bad += nm->b[i]->bad;
+		good += nm->b[i]->good;
+		expl += nm->b[i]->explained;
+	}
+	f = findings_add(c->out, n.kind == 'P' ? "lossy_host" : "lossy_link",
+	    "error", v, -1, -1, "look for drops and CRC errors on both ends "
+	    "of this link (interface counters, optics)", "the link %s%s%s%s "
+	    "loses packets%s on the %s network: %d of the flows through it "
+	    "lost packets (%.0f retransmits per GB, limit %.0f), %d crossed "
+	    "it cleanly", n.text, twin ? " (or " : "", twin ? tw.text : "",
+	    twin ? ": these flows cannot tell the two apart)" : "",
+	    n.kind == 'R' ? " one way" : "", v->net, bad, rpg,
+	    c->p->max_rpg, good);
+	link_location(f, v, &n, twin ? &tw : NULL);
+	finding_num(f, "bad_flows", bad);
+	finding_num(f, "explained_flows", expl);
+	finding_num(f, "clean_flows", good);
+	finding_num(f, "retransmits_per_gb", rpg);
+	for (i = 0; i < v->nflows; i++) {
+		const struct mflow *m = &v->flows[i];
+
+		if (lf[i].state < 1 || !crosses_any(&lf[i], nm->link, nm->nb))
+			continue;
+		lf[i].state = 2;
+		if (seen && !seen[m->src * c->n + m->dst]) {
+			seen[m->src * c->n + m->dst] = 1;
+			findings_evidence_pair(f, v, m->src, m->dst);
+		}
+	}
+	free(seen);
+	c->errors++;
+}
+
+/* dedupe: each link of a flow once (a path may come back to a link). */
+static void
+dedupe(struct lflow *lf)
+{
+	int k, j, n = 0;
+
+	for (k = 0; k < lf->n; k++) {
+		for (j = 0; j < n && lf->link[j] != lf->link[k]; j++)
+			;
+		if (j < n)
+			continue;
+		lf->prev[n] = lf->prev[k];
+		lf->link[n++] = lf->link[k];
+	}
+	lf->n = n;
+}
+
+/* complete: flow i's trace has every hop that the longest trace of its
+ * direction has (a lost probe or answer leaves a hole, or cuts the path
+ * short, and such a flow cannot say which links it crossed). */
+static bool
+complete(const struct mview *v, int i)
+{
+	const struct mflow *f = &v->flows[i];
+	int k, longest = 0;
+
+	for (k = 0; k < f->nhops; k++)
+		if (f->hop[k] == NULL)
+			return false;
+	for (k = 0; k < v->nflows; k++)
+		if (v->flows[k].src == f->src && v->flows[k].dst == f->dst &&
+		    v->flows[k].nhops > longest)
+			longest = v->flows[k].nhops;
+	return f->nhops == longest;
+}
+
+/* mark_explained: a direction whose every lossy flow a named link
+ * explains is explained (a flow with an incomplete trace, that a named
+ * link does not explain, neither counts for nor against); a pair both of
+ * whose directions are is done. */
+static void
+mark_explained(struct fctx *c, const struct lflow *lf, int nf)
+{
+	const struct mview *v = c->v;
+	int *cnt = calloc((size_t)(c->n * c->n) * 2, sizeof(int));
+	int i, j, n = c->n;
+
+	if (cnt == NULL)
+		return;
+	for (i = 0; i < nf; i++)
+		if (lf[i].state == 2 || (lf[i].state == 1 && complete(v, i)))
+			cnt[(lf[i].state == 2 ? 0 : n * n) + v->flows[i].src * n +
+			    v->flows[i].dst]++;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (cnt[i * n + j] && !cnt[n * n + i * n + j])
+				AT(c->expl, i, j) = 1;
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if ((cnt[i * n + j] || cnt[j * n + i]) &&
+			    !cnt[n * n + i * n + j] && !cnt[n * n + j * n + i])
+				AT(c->done, i, j) = AT(c->done, j, i) = 1;
+	free(cnt);
+}
+
+/* name_links: the findings of the localizer's blames: a link named in
+ * both directions is one finding; twins are named in a fixed order. */
+static void
+name_links(struct fctx *c, const struct ltab *t, struct lflow *lf,
+    struct loc_blame *bl, int nb)
+{
+	const struct mview *v = c->v;
+	struct named nm;
+	bool used[LINKS_NAMED] = { false };
+	int i, j, m;
+
+	for (i = 0; i < nb; i++)
+		if (bl[i].twin >= 0 && strcmp(t->key[bl[i].twin],
+		    t->key[bl[i].link]) < 0) {
+			int tw = bl[i].twin;
+
+			bl[i].twin = bl[i].link;
+			bl[i].link = tw;
+		}
+	for (i = 0; i < nb; i++) {
+		if (used[i] || bl[i].explained < 2)
+			continue;
+		nm.b[0] = &bl[i];
+		nm.link[0] = bl[i].link;
+		nm.nb = 1;
+		m = mate_key(t, bl[i].link);
+		for (j = i + 1; m >= 0 && j < nb; j++)
+			if (!used[j] && bl[j].link == m &&
+			    bl[j].explained >= 2) {
+				used[j] = true;
+				nm.b[1] = &bl[j];
+				nm.link[1] = m;
+				nm.nb = 2;
+				break;
+			}
+		/* A few unlucky flows are not a lossy link: the link's
+		 * flows together must be over the limit too. */
+		if (link_rpg(v, lf, v->nflows, nm.link, nm.nb) > c->p->max_rpg)
+			link_finding(c, t, lf, &nm, link_rpg(v, lf, v->nflows,
+			    nm.link, nm.nb));
+	}
+}
+
+void
+rootcause_links(struct fctx *c)
+{
+	const struct mview *v = c->v;
+	struct ltab t = { NULL, 0, 0 };
+	struct loc_blame named[LINKS_NAMED];
+	struct lflow *lf = calloc((size_t)v->nflows + 1, sizeof(*lf));
+	struct loc_flow *fl = calloc((size_t)v->nflows + 1, sizeof(*fl));
+	int i, m = 0, nb, unexpl;
+
+	if (lf == NULL || fl == NULL || v->nflows == 0)
+		goto out;
+	for (i = 0; i < v->nflows; i++) {
+		if (flow_links(v, &v->flows[i], &t, &lf[i]) == -1)
+			goto out;
+		lf[i].state = judge(c, &v->flows[i]);
+		dedupe(&lf[i]);
+		if (lf[i].state < 0 || lf[i].n == 0)
+			continue;
+		fl[m].links = lf[i].link;
+		fl[m].nlinks = lf[i].n;
+		fl[m++].bad = lf[i].state == 1;
+	}
+	/* Links are directed here: a loss one way must not be refuted by
+	 * the clean flows the other way; name_links joins the two ways. */
+	nb = localize_links(fl, m, t.n, named, LINKS_NAMED, &unexpl);
+	name_links(c, &t, lf, named, nb);
+	mark_explained(c, lf, v->nflows);
+out:
+	free(t.key);
+	free(lf);
+	free(fl);
+}

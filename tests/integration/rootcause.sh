@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Root causes on a routed fabric: a leaf-spine of three racks (real FRR,
+# eBGP, ECMP) with loss on one leaf-spine link is one lossy_link per
+# network naming that link's two addresses, and nothing else (no pair
+# finding, the racks' own pairs clean); the same with the loss on the
+# spine's egress towards another leaf only. The paths come from the
+# agents' traces of each stream's own 5-tuple.
+. "$(dirname "$0")/lib.sh"
+need_lab
+command -v vtysh >/dev/null || skip "no FRR"
+lab_up leafspine-3 --agents --fault loss:l1-s1:1
+PROF=$TOP/configs/profiles/lab.conf
+
+# errors FILE: the error findings as kind|network|link ends, sorted.
+errors() {
+	jq -r '.findings[] | select(.severity == "error") |
+		"\(.kind)|\(.network)|\(.location.ends // [] | join(","))\(.location.host // "")"' "$1" |
+		sort | tr '\n' ' '
+}
+
+t0=$(date +%s)
+cf matrix --profile "$PROF" --tests bw,lat -t 1 --db "$T/a.db" --json "$T/a.json" > "$T/a.txt" 2>&1
+rc=$?
+note "6 hosts, 3 racks, loss on l1-s1: $(( $(date +%s) - t0 )) s, exit $rc"
+assert_eq "$rc" 1 "matrix exit with a lossy link"
+# l1-s1 is the first /31 of the fabric: l1 .1, s1 .0.
+assert_eq "$(errors "$T/a.json")" \
+	"lossy_link|cluster|198.19.200.0,198.19.200.1 lossy_link|public|198.19.200.0,198.19.200.1 " \
+	"one lossy_link per network, at l1-s1 ($(jq -c '[.findings[] | .summary]' "$T/a.json"))"
+# Its evidence: the bad flows it explains, the directions they were in
+# (only inter-rack ones through rack 1), and how sure it is.
+jq -e '[.findings[] | select(.kind == "lossy_link")] | all(
+	.location.scope == "link" and .evidence.bad_flows >= 2 and
+	.evidence.clean_flows == 0 and (.evidence.pairs | length) >= 2 and
+	(.evidence.pairs | all(test("h[12]->h[3-6]|h[3-6]->h[12]"))) and
+	(.location | has("or") | not))' "$T/a.json" >/dev/null ||
+	fail "lossy_link evidence: $(jq -c '[.findings[] | .evidence, .location]' "$T/a.json")"
+# The paths are stored with the cells: every stream of an inter-rack cell
+# crossed three routers.
+sqlite3 "$T/a.db" "select data from cells where test='bw'" |
+	jq -s -e '[.[] | .end.streams[] | .sender.path.hops | length] | min == 0 and max == 3' >/dev/null ||
+	fail "traced paths in the store"
+# pair shows them too.
+cf pair h1 h5 -P 4 -t 1 > "$T/p.txt" 2>&1 || fail "pair: $(cat "$T/p.txt")"
+grep -Eq '^      path h1->h5: clu > 198\.19\.1\.1 > 198\.19\.200\.[0-9]+ > 198\.19\.200\.[0-9]+ \([0-9] streams?\)' "$T/p.txt" ||
+	fail "pair's paths: $(grep path "$T/p.txt")"
+
+# The spine's egress towards l2 only: packets from s1 arriving at l2.
+"$LAB" fault "$LP" del loss:l1-s1:1 >/dev/null 2>&1 || fail "fault del"
+"$LAB" fault "$LP" add loss:l2-s1:l2:1 >/dev/null 2>&1 || fail "fault add"
+t0=$(date +%s)
+cf matrix --profile "$PROF" --tests bw -t 1 --db "$T/b.db" --json "$T/b.json" > "$T/b.txt" 2>&1
+rc=$?
+note "loss on s1's egress to l2: $(( $(date +%s) - t0 )) s, exit $rc"
+assert_eq "$rc" 1 "matrix exit with a lossy egress"
+# l2-s1: s1 .4, l2 .5; only flows into rack 2 through s1 lost.
+assert_eq "$(errors "$T/b.json")" \
+	"lossy_link|cluster|198.19.200.4,198.19.200.5 lossy_link|public|198.19.200.4,198.19.200.5 " \
+	"one lossy_link per network, at l2-s1 ($(jq -c '[.findings[] | .summary]' "$T/b.json"))"
+jq -e '[.findings[] | select(.kind == "lossy_link") | .evidence.pairs[]] | all(test("->h[34]$"))' \
+	"$T/b.json" >/dev/null || fail "egress evidence: $(jq -c '[.findings[].evidence.pairs]' "$T/b.json")"
