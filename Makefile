@@ -58,7 +58,7 @@ UNIT_TESTS := test_json test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tputstat test_tputreq test_histogram \
 	test_mtusearch test_sched test_findings test_matrix_load test_netlink \
 	test_topology test_ceph test_analyzer test_plan test_child \
-	test_rootcause test_localize test_text
+	test_rootcause test_localize test_text test_links test_trace
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
@@ -66,11 +66,14 @@ $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 $(BUILD)/tests/test_sched: $(BUILD)/coordinator/matrix/sched.o
 $(BUILD)/tests/test_localize: $(BUILD)/coordinator/verdict/localize.o
-$(BUILD)/tests/test_rootcause: $(BUILD)/coordinator/verdict/findings.o \
+VERDICT_OBJ := $(BUILD)/coordinator/verdict/findings.o \
 	$(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
+	$(BUILD)/coordinator/verdict/links.o $(BUILD)/coordinator/verdict/localize.o \
 	$(BUILD)/coordinator/verdict/profile.o
-$(BUILD)/tests/test_findings: $(BUILD)/coordinator/verdict/findings.o $(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
-	$(BUILD)/coordinator/verdict/profile.o
+$(BUILD)/tests/test_rootcause: $(VERDICT_OBJ)
+$(BUILD)/tests/test_links: $(VERDICT_OBJ)
+$(BUILD)/tests/test_trace: $(BUILD)/agent/probes/trace.o $(BUILD)/agent/probes/route.o
+$(BUILD)/tests/test_findings: $(VERDICT_OBJ)
 $(BUILD)/tests/test_netlink: $(BUILD)/agent/facts/netlink.o \
 	$(BUILD)/coordinator/facts/topology.o $(BUILD)/coordinator/verdict/finding.o
 $(BUILD)/tests/test_topology: $(BUILD)/coordinator/facts/topology.o \
@@ -88,8 +91,7 @@ $(BUILD)/tests/test_plan: $(BUILD)/coordinator/migrate/plan.o \
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph/ceph.o $(BUILD)/coordinator/ceph/ceph_state.o \
 	$(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_matrix_load: $(BUILD)/coordinator/matrix/matrix_load.o \
-	$(BUILD)/coordinator/verdict/findings.o $(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
-	$(BUILD)/coordinator/verdict/profile.o
+	$(VERDICT_OBJ)
 
 .PHONY: all deps check unit unit-asan unit-asan-build integration fuzz valgrind \
 	fuzz-build demo install clean
@@ -147,7 +149,7 @@ integration: all
 
 # libFuzzer harnesses need clang.
 FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config fuzz_analyzer fuzz_ceph \
-	fuzz_topology fuzz_profile fuzz_bodies
+	fuzz_topology fuzz_profile fuzz_bodies fuzz_paths
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
@@ -157,6 +159,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOUR
 FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer.c \
 	coordinator/ceph/ceph.c coordinator/ceph/ceph_state.c coordinator/facts/topology.c coordinator/verdict/findings.c \
 	coordinator/verdict/finding.c coordinator/verdict/rootcause.c \
+	coordinator/verdict/links.c coordinator/probes/pair_path.c agent/probes/trace.c \
 	coordinator/verdict/localize.c coordinator/verdict/profile.c \
 	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_mesh.c agent/probes/route.c \
 	agent/engine/engine_limits.c tests/fuzz/stubs.c

@@ -1,0 +1,279 @@
+/* Unit tests for coordinator/verdict/links.c on a synthetic traced
+ * leaf-spine (3 racks of 2 hosts, 2 spines, /31 fabric links, routers
+ * answering from their ingress address): a lossy link is one lossy_link
+ * with its two ends, whichever way it loses; two lossy links are two; a
+ * hole in a trace does not leave a pair finding behind; without traces
+ * the loss stays where the older checks put it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cf_unit.h"
+
+#include "verdict/verdict.h"
+
+#define N 6
+#define STREAMS 4
+#define NF (N * (N - 1) * STREAMS)
+static const char *const names[N] = { "h1", "h2", "h3", "h4", "h5", "h6" };
+static const int rack[N] = { 0, 0, 1, 1, 2, 2 };
+static double bw[N * N], rpg[N * N], bytes_dir[N * N];
+static struct mflow flows[NF];
+static int nflows;
+static char strs[64][32];
+static int nstrs;
+static struct profile prof;
+
+static const char *
+str(const char *fmt, ...)
+{
+	char b[32];
+	va_list ap;
+	int i;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < nstrs; i++)
+		if (strcmp(strs[i], b) == 0)
+			return strs[i];
+	snprintf(strs[nstrs], sizeof(strs[0]), "%s", b);
+	return strs[nstrs++];
+}
+
+/* The /31 of leaf l and spine s: the spine holds .2k, the leaf .2k+1. */
+static const char *
+spine_end(int l, int s)
+{
+	return str("10.0.200.%d", 2 * (l * 2 + s));
+}
+
+static const char *
+leaf_end(int l, int s)
+{
+	return str("10.0.200.%d", 2 * (l * 2 + s) + 1);
+}
+
+/* lossy: which directed links lose: [leaf][spine][0] leaf->spine,
+ * [1] spine->leaf. */
+static int lossy[3][2][2];
+
+/* build: every ordered pair's STREAMS flows, spread over the spines by a
+ * fixed hash, each losing 1000 retransmits per GB if its path crosses a
+ * lossy link. */
+static void
+build(void)
+{
+	int a, b, k, i;
+
+	nflows = 0;
+	memset(rpg, 0, sizeof(rpg));
+	memset(bytes_dir, 0, sizeof(bytes_dir));
+	for (a = 0; a < N; a++)
+		for (b = 0; b < N; b++)
+			for (k = 0; a != b && k < STREAMS; k++) {
+				struct mflow *f = &flows[nflows++];
+				int s = (a * 7 + b * 3 + k) & 1;
+				int la = rack[a], lb = rack[b], bad = 0;
+
+				memset(f, 0, sizeof(*f));
+				f->src = a;
+				f->dst = b;
+				f->bytes = 1e8;
+				f->dev = "clu";
+				f->src_addr = f->egress_addr = str("10.0.%d.%d",
+				    la, 10 + a);
+				f->dst_addr = str("10.0.%d.%d", lb, 10 + b);
+				if (la != lb) {
+					f->gw = str("10.0.%d.1", la);
+					f->hop[0] = f->gw;
+					f->hop[1] = spine_end(la, s);
+					f->hop[2] = leaf_end(lb, s);
+					f->nhops = 3;
+					bad = lossy[la][s][0] || lossy[lb][s][1];
+				}
+				f->lost = bad ? 100 : 0;
+				rpg[a * N + b] += f->lost;
+				bytes_dir[a * N + b] += f->bytes;
+			}
+	for (i = 0; i < N * N; i++) {
+		rpg[i] = i / N == i % N ? NAN : rpg[i] / (bytes_dir[i] / 1e9);
+		bw[i] = i / N == i % N ? NAN : 0.95;
+	}
+}
+
+static void
+healthy(void)
+{
+	profile_defaults(&prof);
+	prof.line_gbps = 1;
+	prof.min_pct = 70;
+	prof.max_rpg = 300;
+	memset(lossy, 0, sizeof(lossy));
+}
+
+/* run: the error findings as "kind|ends|direction" lines, sorted. */
+static char *
+run(bool traced, int *errors)
+{
+	struct mview v = { .net = "cluster", .n = N, .names = names,
+	    .rack = rack, .gbps = bw, .rpg = rpg, .flows = traced ? flows :
+	    NULL, .nflows = traced ? nflows : 0 };
+	cJSON *out = cJSON_CreateArray(), *f, *e;
+	char lines[32][128], *s = calloc(1, 4096);
+	int n = 0, i, k;
+
+	*errors = findings_compute(&v, &prof, out);
+	cJSON_ArrayForEach(f, out) {
+		const cJSON *l = cJSON_GetObjectItem(f, "location");
+		size_t off;
+
+		if (strcmp(cJSON_GetObjectItem(f, "severity")->valuestring,
+		    "error") != 0 || n == 32)
+			continue;
+		off = (size_t)snprintf(lines[n], 128, "%s|",
+		    cJSON_GetObjectItem(f, "kind")->valuestring);
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(l, "ends"))
+			off += (size_t)snprintf(lines[n] + off, 128 - off,
+			    "%s,", e->valuestring);
+		if (cJSON_GetObjectItem(l, "direction"))
+			snprintf(lines[n] + off, 128 - off, "|%s",
+			    cJSON_GetObjectItem(l, "direction")->valuestring);
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++)
+			if (strcmp(lines[k], lines[i]) < 0) {
+				char t[128];
+
+				memcpy(t, lines[i], 128);
+				memcpy(lines[i], lines[k], 128);
+				memcpy(lines[k], t, 128);
+			}
+	for (i = 0; i < n; i++)
+		snprintf(s + strlen(s), 4096 - strlen(s), "%s%s", i ? " " :
+		    "", lines[i]);
+	cJSON_Delete(out);
+	return s;
+}
+
+static void
+check(bool traced, const char *want, int nerr)
+{
+	int errors;
+	char *got;
+
+	build();
+	got = run(traced, &errors);
+	assert_string_equal(got, want);
+	assert_int_equal(errors, nerr);
+	free(got);
+}
+
+static void
+test_link_both_ways(void **state)
+{
+	(void)state;
+	healthy();
+	lossy[0][0][0] = lossy[0][0][1] = 1;	/* l1-s1 */
+	check(true, "lossy_link|10.0.200.0,10.0.200.1,|both", 1);
+}
+
+static void
+test_link_one_way(void **state)
+{
+	(void)state;
+	healthy();
+	lossy[1][0][1] = 1;			/* s1 -> l2 only */
+	check(true, "lossy_link|10.0.200.4,10.0.200.5,|one way", 1);
+}
+
+static void
+test_two_links(void **state)
+{
+	(void)state;
+	healthy();
+	lossy[0][0][0] = lossy[0][0][1] = 1;	/* l1-s1 */
+	lossy[2][1][0] = lossy[2][1][1] = 1;	/* l3-s2 */
+	check(true, "lossy_link|10.0.200.0,10.0.200.1,|both "
+	    "lossy_link|10.0.200.10,10.0.200.11,|both", 2);
+}
+
+/* A lost probe leaves a hole in one bad flow's trace, another one's path
+ * cut short: the link is still named once and no pair is left over. */
+static void
+test_holes(void **state)
+{
+	int i, holes = 0;
+	char *got;
+	int errors;
+
+	(void)state;
+	healthy();
+	lossy[0][0][0] = lossy[0][0][1] = 1;
+	build();
+	for (i = 0; i < nflows && holes < 2; i++)
+		if (flows[i].lost > 0) {
+			if (holes++ == 0)
+				flows[i].hop[1] = NULL;
+			else
+				flows[i].nhops = 2;
+		}
+	got = run(true, &errors);
+	assert_string_equal(got, "lossy_link|10.0.200.0,10.0.200.1,|both");
+	assert_int_equal(errors, 1);
+	free(got);
+}
+
+/* Without traces nothing names a link: the loss stays pair (or host)
+ * findings, as before. */
+static void
+test_untraced(void **state)
+{
+	int errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	lossy[0][0][0] = lossy[0][0][1] = 1;
+	build();
+	got = run(false, &errors);
+	assert_null(strstr(got, "lossy_link"));
+	assert_true(errors >= 1);
+	free(got);
+}
+
+/* One unlucky flow on a good link names nothing: a link needs two bad
+ * flows, and its flows together over the limit. */
+static void
+test_one_flow_noise(void **state)
+{
+	int i, errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	build();
+	for (i = 0; i < nflows && flows[i].nhops == 0; i++)
+		;
+	flows[i].lost = 100;
+	rpg[flows[i].src * N + flows[i].dst] = 250;
+	got = run(true, &errors);
+	assert_string_equal(got, "");
+	assert_int_equal(errors, 0);
+	free(got);
+}
+
+CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_link_both_ways),
+    cmocka_unit_test(test_link_one_way),
+    cmocka_unit_test(test_two_links),
+    cmocka_unit_test(test_holes),
+    cmocka_unit_test(test_untraced),
+    cmocka_unit_test(test_one_flow_noise))
