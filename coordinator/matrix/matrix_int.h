@@ -23,6 +23,10 @@
 #define T_FACTS 7
 #define T_CEPHHB 8
 
+/* Streams each way of a retest (matrix_job.c): with two ECMP members, the
+ * chance that eight flows all hash onto one is 1 in 128. */
+#define RETEST_STREAMS 8
+
 /* is_tput: a throughput cell, which a round runs all at once. */
 static inline bool
 is_tput(int test)

@@ -77,7 +77,11 @@ matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
 	argv[k++] = "--json";
 	switch (j->test) {
 	case 0:
-		snprintf(bufs[1], 32, "%u", o->streams);
+		/* A retest spreads over more source ports, so that ECMP puts
+		 * flows on every member: the link localizer needs bad flows
+		 * through the faulty link and clean ones past it. */
+		snprintf(bufs[1], 32, "%u", j->retest && o->streams <
+		    RETEST_STREAMS ? RETEST_STREAMS : o->streams);
 		snprintf(bufs[2], 32, "%.1f", o->secs);
 		argv[k++] = "--bidir";
 		argv[k++] = "-P";

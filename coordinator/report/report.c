@@ -640,6 +640,9 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		v.flows = fl.f;
 		v.nflows = fl.n;
 		errors += findings_compute(&v, &o->prof, fs);
+		if (fl.n > 0)
+			cJSON_AddItemToObject(nj, "fabric",
+			    report_flows_fabric(&fl, o->prof.max_rpg));
 		report_flows_free(&fl);
 		load_sections(nj, h, n, a.names, a.rack, st, run, nn, &o->prof,
 		    fs, &errors);

@@ -43,7 +43,8 @@ report_html(const cJSON *doc, const char *path, char *err)
 	    "td.ok{background:#a8e0a0}td.lost{background:#d7b5e8}"
 	    "td.self{background:#fafafa}td.hl{outline:3px solid #000}"
 	    ".f-error{color:#b00}.f-warn{color:#a60}"
-	    "button{margin-right:.5em}</style></head><body>\n"
+	    "button{margin-right:.5em}svg.fabric text{font:11px monospace}"
+	    "</style></head><body>\n"
 	    "<h1>cephfab matrix</h1><p id=\"meta\"></p>"
 	    "<div id=\"metrics\"></div><div id=\"grids\"></div>"
 	    "<h2>Paths</h2><table id=\"topology\"></table>"
@@ -88,7 +89,41 @@ report_html(const cJSON *doc, const char *path, char *err)
 	    "const v=c[metric];td.textContent=c.state==='lost'?'lost':"
 	    "c.state==='skipped'?'mtu!':v===null?'?':(metric==='gbps'?v.toFixed(2):Math.round(v));"
 	    "td.title=s+' \\u2192 '+d+'\\n'+Object.entries(c).map(([k,x])=>"
-	    "k+': '+x).join('\\n');}}g.appendChild(t);}}\n"
+	    "k+': '+x).join('\\n');}}g.appendChild(t);"
+	    "if(nd.fabric)g.appendChild(fab(net,nd.fabric));}}\n"
+	    /* The fabric as traced: senders, the routers by hop, receivers;
+	     * a step's width grows with its flows, red when most of them
+	     * lost packets, dashed black where a finding names the link. */
+	    "function suspect(net,to){return D.findings.some(f=>f.network===net&&"
+	    "f.location&&f.location.ends&&(f.location.direction==='both'?"
+	    "f.location.ends.includes(to):f.location.ends[1]===to));}\n"
+	    "function fab(net,F){const NS='http://www.w3.org/2000/svg';"
+	    "let md=1;for(const s of F.steps)md=Math.max(md,s[2]);"
+	    "const to=s=>s[2]<0?md+1:s[2],from=s=>s[2]<0?-1-s[2]:s[2]-1,pos={},cnt={};"
+	    "const put=(n,c)=>{const k=c+'|'+n;if(pos[k])return pos[k];"
+	    "cnt[c]=(cnt[c]||0)+1;return pos[k]={x:20+c*170,y:20+cnt[c]*26,n:n};};"
+	    "for(const s of F.steps){put(s[0],from(s));put(s[1],to(s));}"
+	    "const sv=document.createElementNS(NS,'svg');let H=0;"
+	    "for(const c in cnt)H=Math.max(H,cnt[c]);"
+	    "sv.setAttribute('width',(md+2)*170+120);sv.setAttribute('height',H*26+40);"
+	    "sv.setAttribute('class','fabric');"
+	    "for(const s of F.steps){const a=pos[from(s)+'|'+s[0]],"
+	    "b=pos[to(s)+'|'+s[1]];"
+	    "const l=document.createElementNS(NS,'line');"
+	    "l.setAttribute('x1',a.x+90);l.setAttribute('y1',a.y);"
+	    "l.setAttribute('x2',b.x);l.setAttribute('y2',b.y);"
+	    "const sus=s[2]>=0&&suspect(net,s[1]);"
+	    "l.setAttribute('stroke',sus?'#000':s[4]*2>s[3]?'#d22':'#8a8');"
+	    "l.setAttribute('stroke-width',1+Math.log2(1+s[3]));"
+	    "if(sus){l.setAttribute('stroke-dasharray','6 3');l.setAttribute('class','suspect');}"
+	    "const t=document.createElementNS(NS,'title');"
+	    "t.textContent=s[0]+' \\u2192 '+s[1]+': '+s[3]+' flows, '+s[4]+' lost packets';"
+	    "l.appendChild(t);sv.appendChild(l);}"
+	    "for(const p of Object.values(pos)){const t=document.createElementNS(NS,'text');"
+	    "t.setAttribute('x',p.x);t.setAttribute('y',p.y+4);t.textContent=p.n;"
+	    "sv.appendChild(t);}const d=document.createElement('div');"
+	    "const h=document.createElement('h3');h.textContent=net+' network as traced';"
+	    "d.appendChild(h);d.appendChild(sv);return d;}\n"
 	    "function init(){document.getElementById('meta').textContent="
 	    "'run '+D.run+', inventory '+D.inventory+', profile '+D.profile+"
 	    "', floor '+D.floor_gbps+' Gbit/s';"
@@ -96,13 +131,19 @@ report_html(const cJSON *doc, const char *path, char *err)
 	    "for(const k of Object.keys(M)){const b=document.createElement('button');"
 	    "b.textContent=M[k];b.onclick=()=>{metric=k;draw();};m.appendChild(b);}"
 	    "draw();const ol=document.getElementById('findings');"
-	    "for(const f of D.findings){const li=document.createElement('li');"
+	    "const rank=f=>f.severity!=='error'?2:f.location&&"
+	    "f.location.scope==='pair'?1:0;"
+	    "for(const f of [...D.findings].sort((a,b)=>rank(a)-rank(b))){"
+	    "const li=document.createElement('li');"
 	    "li.className='finding f-'+f.severity;li.textContent=f.severity+' '+"
 	    "f.kind+': '+f.summary+' \\u2014 '+f.hint;"
 	    "li.onmouseover=()=>{document.querySelectorAll('td.hl').forEach("
 	    "e=>e.classList.remove('hl'));const [a,b]=f.hosts;"
-	    "for(const id of ['c-'+f.network+'-'+a+'-'+b,'c-'+f.network+'-'+b+"
-	    "'-'+a]){const e=document.getElementById(id);if(e)e.classList.add("
+	    /* A root cause lights every direction it explains. */
+	    "const ids=f.evidence&&f.evidence.pairs?f.evidence.pairs.map(p=>"
+	    "'c-'+f.network+'-'+p.replace('->','-')):['c-'+f.network+'-'+a+'-'+b,"
+	    "'c-'+f.network+'-'+b+'-'+a];"
+	    "for(const id of ids){const e=document.getElementById(id);if(e)e.classList.add("
 	    "'hl');}};ol.appendChild(li);}"
 	    "if(!D.findings.length){const li=document.createElement('li');"
 	    "li.textContent='no findings';ol.appendChild(li);}"
@@ -215,8 +256,8 @@ report_junit(const cJSON *doc, const char *path, char *err)
 					}
 					if (!mine || (k == 0 && !strstr(
 					    "slow_pair slow_host rack_uplink "
-					    "lossy_pair lossy_host fabric_rate "
-					    "unreachable", fk)) ||
+					    "lossy_pair lossy_host lossy_link "
+					    "fabric_rate unreachable", fk)) ||
 					    (k == 1 && strcmp(fk,
 					    "high_latency")) || (k == 2 &&
 					    strcmp(fk, "mtu_blackhole")) ||
@@ -325,7 +366,8 @@ report_prom(const cJSON *doc, const char *path, char *err)
 	    "and severity.\n# TYPE cephfab_findings gauge\n", fp);
 	{
 		static const char *kinds[] = { "unreachable", "slow_host",
-		    "slow_pair", "lossy_pair", "lossy_host", "fabric_rate",
+		    "slow_pair", "lossy_pair", "lossy_host", "lossy_link",
+		    "fabric_rate",
 		    "high_latency", "asymmetric", "mtu_blackhole",
 		    "port_blocked", "wrong_egress", "rack_uplink" };
 		size_t i;

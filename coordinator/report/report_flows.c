@@ -149,3 +149,70 @@ report_flows_free(struct rflows *F)
 	free(F->f);
 	memset(F, 0, sizeof(*F));
 }
+
+/* The fabric as traced, for the HTML drawing: every step of every traced
+ * path (sender, the routers that answered, receiver) with how many flows
+ * took it and how many of them lost packets. */
+struct step {
+	const char *from, *to;
+	int depth, flows, bad;
+};
+
+static void
+add_step(struct step *st, int *n, int cap, const char *a, const char *b,
+    int depth, bool bad)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (st[i].from == a && st[i].to == b && st[i].depth == depth)
+			break;
+	if (i == *n) {
+		if (*n == cap)
+			return;
+		st[(*n)++] = (struct step){ a, b, depth, 0, 0 };
+	}
+	st[i].flows++;
+	st[i].bad += bad;
+}
+
+cJSON *
+report_flows_fabric(const struct rflows *F, double max_rpg)
+{
+	enum { CAP = 4096 };
+	struct step *st = calloc(CAP, sizeof(*st));
+	cJSON *o = cJSON_CreateObject(), *arr;
+	int i, k, n = 0;
+
+	arr = cJSON_AddArrayToObject(o, "steps");
+	for (i = 0; st && i < F->n; i++) {
+		const struct mflow *f = &F->f[i];
+		const char *prev = F->h[f->src]->name;
+		bool bad = f->bytes > 0 && f->lost / (f->bytes / 1e9) > max_rpg;
+
+		for (k = 0; k < f->nhops; k++) {
+			const char *h = f->hop[k] ? f->hop[k] : "*";
+
+			add_step(st, &n, CAP, prev, h, k + 1, bad);
+			prev = h;
+		}
+		/* Into the receiver: its column is the last; the depth says
+		 * where the step starts, negated. */
+		add_step(st, &n, CAP, prev, F->h[f->dst]->name, -1 - f->nhops,
+		    bad);
+	}
+	/* [from, to, depth of 'to' (-1 - d: the receiving host, from depth
+	 * d), flows, bad] */
+	for (i = 0; i < n; i++) {
+		cJSON *s = cJSON_CreateArray();
+
+		cJSON_AddItemToArray(s, cJSON_CreateString(st[i].from));
+		cJSON_AddItemToArray(s, cJSON_CreateString(st[i].to));
+		cJSON_AddItemToArray(s, cJSON_CreateNumber(st[i].depth));
+		cJSON_AddItemToArray(s, cJSON_CreateNumber(st[i].flows));
+		cJSON_AddItemToArray(s, cJSON_CreateNumber(st[i].bad));
+		cJSON_AddItemToArray(arr, s);
+	}
+	free(st);
+	return o;
+}

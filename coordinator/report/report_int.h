@@ -22,5 +22,10 @@ struct rflows {
 void report_flows_load(struct rflows *F, struct store *st, int64_t run,
     const char *net, struct inv_host **h, int n);
 void report_flows_free(struct rflows *F);
+/* report_flows_fabric: {"steps": [[FROM, TO, DEPTH, FLOWS, BAD], ...]}:
+ * each step of the traced paths (TO at hop DEPTH; -1 - D: into the
+ * receiving host from hop D, 0 being the sender), how
+ * many flows took it and how many of those lost packets. */
+cJSON *report_flows_fabric(const struct rflows *F, double max_rpg);
 
 #endif

@@ -129,12 +129,54 @@ host_summary(const cJSON *hosts, const cJSON *const *cells, int n, bool bw,
 	free(v);
 }
 
+/* finding_rank: 0 for a root cause (an error located wider than a
+ * pair), 1 for a pair's error, 2 for a warning. */
+static int
+finding_rank(const cJSON *c)
+{
+	const cJSON *sev = cJSON_GetObjectItem(c, "severity");
+	const cJSON *sc = cJSON_GetObjectItem(cJSON_GetObjectItem(c,
+	    "location"), "scope");
+
+	if (!cJSON_IsString(sev) || strcmp(sev->valuestring, "error") != 0)
+		return 2;
+	return cJSON_IsString(sc) && strcmp(sc->valuestring, "pair") == 0;
+}
+
+/* term_finding: one finding in two or three lines: what and where, the
+ * directions it explains (a root cause's evidence), the hint. */
+static void
+term_finding(const cJSON *c, bool color)
+{
+	char err[CF_ERRLEN];
+	const char *k = "", *sev = "", *s = "", *hint = "";
+	const cJSON *pairs = cJSON_GetObjectItem(cJSON_GetObjectItem(c,
+	    "evidence"), "pairs"), *p;
+	int n = 0, total = cJSON_GetArraySize(pairs);
+
+	json_get_str(c, "kind", 0, 32, &k, err);
+	json_get_str(c, "severity", 0, 8, &sev, err);
+	json_get_str(c, "summary", 0, 1024, &s, err);
+	json_get_str(c, "hint", 0, 256, &hint, err);
+	printf("%s%-5s%s %-14s %s\n", color ? (strcmp(sev, "error") ?
+	    "\033[33m" : "\033[31m") : "", sev, color ? "\033[0m" : "",
+	    k, s);
+	if (total > 1 && finding_rank(c) == 0) {
+		printf("%20s explains:", "");
+		cJSON_ArrayForEach(p, pairs)
+			if (cJSON_IsString(p) && n++ < 8)
+				printf(" %s", p->valuestring);
+		printf(total > 8 ? " (+%d more)\n" : "\n", total - 8);
+	}
+	printf("%20s hint: %s\n", "", hint);
+}
+
 void
 report_terminal(const cJSON *doc, bool color)
 {
 	const cJSON *hosts = cJSON_GetObjectItem(doc, "hosts");
 	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c, *f;
-	int n = cJSON_GetArraySize(hosts), i, j;
+	int n = cJSON_GetArraySize(hosts), i, j, pass;
 	double floor = 0;
 	char err[CF_ERRLEN];
 
@@ -232,18 +274,12 @@ report_terminal(const cJSON *doc, bool color)
 	f = cJSON_GetObjectItem(doc, "findings");
 	if (cJSON_GetArraySize(f) == 0)
 		printf("no findings\n");
-	cJSON_ArrayForEach(c, f) {
-		const char *k = "", *sev = "", *s = "", *hint = "";
-
-		json_get_str(c, "kind", 0, 32, &k, err);
-		json_get_str(c, "severity", 0, 8, &sev, err);
-		json_get_str(c, "summary", 0, 1024, &s, err);
-		json_get_str(c, "hint", 0, 256, &hint, err);
-		printf("%s%-5s%s %-14s %s\n", color ? (strcmp(sev, "error") ?
-		    "\033[33m" : "\033[31m") : "", sev, color ? "\033[0m" : "",
-		    k, s);
-		printf("%20s hint: %s\n", "", hint);
-	}
+	/* Root causes first (errors wider than a pair), then what only a
+	 * pair shows, then the warnings. */
+	for (pass = 0; pass < 3; pass++)
+		cJSON_ArrayForEach(c, f)
+			if (finding_rank(c) == pass)
+				term_finding(c, color);
 	printf("verdict: %s\n", dstr(doc, "verdict"));
 	fflush(stdout);
 }

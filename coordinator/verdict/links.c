@@ -355,14 +355,19 @@ link_finding(struct fctx *c, const struct ltab *t, struct lflow *lf,
 	struct lname n, tw;
 	unsigned char *seen = calloc((size_t)(c->n * c->n), 1);
 	int i, bad = 0, good = 0, expl = 0;
-	bool twin = nm->nb == 1 && nm->b[0]->twin >= 0;
+	bool twin = nm->b[0]->twin >= 0;
 	cJSON *f;
 
 	lname_of(t, lf, v->nflows, nm->link[0], &n);
 	if (nm->nb == 2)
 		lname_both(&n);
+	/* The twin of a link named both ways is the twins' link, both ways
+	 * too, when they are two ends of one. */
 	if (twin)
 		lname_of(t, lf, v->nflows, nm->b[0]->twin, &tw);
+	if (twin && nm->nb == 2 && nm->b[1]->twin >= 0 &&
+	    mate_key(t, nm->b[0]->twin) == nm->b[1]->twin)
+		lname_both(&tw);
 	for (i = 0; i < nm->nb; i++) {
 		bad += nm->b[i]->bad;
 		good += nm->b[i]->good;

@@ -19,7 +19,8 @@ errors() {
 }
 
 t0=$(date +%s)
-cf matrix --profile "$PROF" --tests bw,lat -t 1 --db "$T/a.db" --json "$T/a.json" > "$T/a.txt" 2>&1
+cf matrix --profile "$PROF" --tests bw,lat -t 1 --db "$T/a.db" --json "$T/a.json" \
+	--html "$T/a.html" --junit "$T/a.xml" > "$T/a.txt" 2>&1
 rc=$?
 note "6 hosts, 3 racks, loss on l1-s1: $(( $(date +%s) - t0 )) s, exit $rc"
 assert_eq "$rc" 1 "matrix exit with a lossy link"
@@ -40,6 +41,23 @@ jq -e '[.findings[] | select(.kind == "lossy_link")] | all(
 sqlite3 "$T/a.db" "select data from cells where test='bw'" |
 	jq -s -e '[.[] | .end.streams[] | .sender.path.hops | length] | min == 0 and max == 3' >/dev/null ||
 	fail "traced paths in the store"
+# The terminal puts the root cause first, with the directions it explains.
+grep -A1 '^error lossy_link' "$T/a.txt" | grep -q 'explains: h' ||
+	fail "terminal: $(grep -A2 '^error' "$T/a.txt")"
+# JUnit fails the pairs the link explains, under its kind.
+grep -q 'failure type="lossy_link"' "$T/a.xml" || fail "JUnit lossy_link"
+# The HTML draws the fabric as traced, the link dashed (headless Chromium).
+if command -v chromium >/dev/null 2>&1; then
+	CU=$(mktemp -d "$T/chromium.XXXXXX")
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--user-data-dir="$CU" --dump-dom "file://$T/a.html" > "$T/dom.html" 2>/dev/null ||
+		fail "chromium could not load the report"
+	assert_eq "$(grep -o 'class="fabric"' "$T/dom.html" | wc -l)" 2 "fabric drawings"
+	# Both ways of l1-s1 on both networks: four dashed steps or more.
+	[ "$(grep -o 'class="suspect"' "$T/dom.html" | wc -l)" -ge 4 ] ||
+		fail "suspect link not marked in the drawing"
+fi
 # pair shows them too.
 cf pair h1 h5 -P 4 -t 1 > "$T/p.txt" 2>&1 || fail "pair: $(cat "$T/p.txt")"
 grep -Eq '^      path h1->h5: clu > 198\.19\.1\.1 > 198\.19\.200\.[0-9]+ > 198\.19\.200\.[0-9]+ \([0-9] streams?\)' "$T/p.txt" ||

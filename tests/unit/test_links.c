@@ -270,7 +270,46 @@ test_one_flow_noise(void **state)
 	free(got);
 }
 
+/* Two racks only: every flow through l1-s1 goes on through s1-l2, so the
+ * two links are twins: named once, both ways, with the other as "or". */
+static void
+test_two_racks_twins(void **state)
+{
+	struct mview v = { .net = "cluster", .n = 4, .names = names,
+	    .rack = rack, .gbps = bw, .rpg = rpg, .flows = flows };
+	double bw4[16], rpg4[16];
+	cJSON *out = cJSON_CreateArray(), *f;
+	int i, k = 0, errors;
+
+	(void)state;
+	healthy();
+	lossy[0][0][0] = lossy[0][0][1] = 1;
+	build();
+	for (i = 0; i < nflows; i++)
+		if (flows[i].src < 4 && flows[i].dst < 4)
+			flows[k++] = flows[i];
+	for (i = 0; i < 16; i++) {
+		bw4[i] = bw[(i / 4) * N + i % 4];
+		rpg4[i] = rpg[(i / 4) * N + i % 4];
+	}
+	v.nflows = k;
+	v.gbps = bw4;
+	v.rpg = rpg4;
+	errors = findings_compute(&v, &prof, out);
+	assert_int_equal(errors, 1);
+	f = cJSON_GetArrayItem(out, 0);
+	assert_string_equal(cJSON_GetObjectItem(f, "kind")->valuestring,
+	    "lossy_link");
+	f = cJSON_GetObjectItem(f, "location");
+	assert_string_equal(cJSON_GetObjectItem(f, "link")->valuestring,
+	    "10.0.200.0 <-> 10.0.200.1");
+	assert_string_equal(cJSON_GetObjectItem(f, "or")->valuestring,
+	    "10.0.200.4 <-> 10.0.200.5");
+	cJSON_Delete(out);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_two_racks_twins),
     cmocka_unit_test(test_link_both_ways),
     cmocka_unit_test(test_link_one_way),
     cmocka_unit_test(test_two_links),
