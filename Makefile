@@ -72,7 +72,8 @@ VERDICT_OBJ := $(BUILD)/coordinator/verdict/findings.o \
 	$(BUILD)/coordinator/verdict/profile.o
 $(BUILD)/tests/test_rootcause: $(VERDICT_OBJ)
 $(BUILD)/tests/test_links: $(VERDICT_OBJ)
-$(BUILD)/tests/test_trace: $(BUILD)/agent/probes/trace.o $(BUILD)/agent/probes/route.o
+$(BUILD)/tests/test_trace: $(BUILD)/agent/probes/trace.o $(BUILD)/agent/probes/trace_egress.o \
+	$(BUILD)/agent/probes/route.o
 $(BUILD)/tests/test_findings: $(VERDICT_OBJ)
 $(BUILD)/tests/test_netlink: $(BUILD)/agent/facts/netlink.o \
 	$(BUILD)/coordinator/facts/topology.o $(BUILD)/coordinator/verdict/finding.o
@@ -160,6 +161,7 @@ FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer
 	coordinator/ceph/ceph.c coordinator/ceph/ceph_state.c coordinator/facts/topology.c coordinator/verdict/findings.c \
 	coordinator/verdict/finding.c coordinator/verdict/rootcause.c \
 	coordinator/verdict/links.c coordinator/probes/pair_path.c agent/probes/trace.c \
+	agent/probes/trace_egress.c \
 	coordinator/verdict/localize.c coordinator/verdict/profile.c \
 	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_mesh.c agent/probes/route.c \
 	agent/engine/engine_limits.c tests/fuzz/stubs.c

@@ -99,6 +99,9 @@ route_get_flow(const struct netaddr *from, const struct netaddr *to,
 		    1);
 		route_addattr(&req.n, sizeof(req), RTA_SPORT, &sp, 2);
 		route_addattr(&req.n, sizeof(req), RTA_DPORT, &dp, 2);
+		if (fl->oif > 0)
+			route_addattr(&req.n, sizeof(req), RTA_OIF, &fl->oif,
+			    sizeof(fl->oif));
 	}
 	if (send(fd, &req, req.n.nlmsg_len, 0) == -1 ||
 	    (n = recv(fd, resp, sizeof(resp), 0)) <= 0) {

@@ -30,6 +30,7 @@ int route_get(const struct netaddr *from, const struct netaddr *to,
 struct route_flow {
 	uint8_t proto;			/* IPPROTO_TCP, ... */
 	uint16_t sport, dport;		/* host order */
+	int oif;			/* through this interface (0: any) */
 };
 int route_get_flow(const struct netaddr *from, const struct netaddr *to,
     const struct route_flow *fl, struct route_info *r, char *err);

@@ -251,20 +251,28 @@ if_addr(const char *dev, int fam, char *buf, size_t sz)
 	return r;
 }
 
+/* trace_routes: each flow's port as seen on the wire, then the route
+ * through that port (its gateway) and the port's own address. */
 static void
 trace_routes(struct trace_flow *f, int n)
 {
 	char err[CF_ERRLEN];
 	int i;
 
+	trace_egress(f, n);
 	for (i = 0; i < n; i++) {
-		struct route_flow fl = { IPPROTO_TCP, f[i].sport, f[i].dport };
+		struct route_flow fl = { IPPROTO_TCP, f[i].sport, f[i].dport,
+		    0 };
 
+		f[i].have_route = false;
+		f[i].egress_addr[0] = '\0';
+		if (f[i].egress[0] == '\0' ||
+		    (fl.oif = (int)if_nametoindex(f[i].egress)) == 0)
+			continue;
 		f[i].have_route = route_get_flow(&f[i].src, &f[i].dst, &fl,
 		    &f[i].route, err) == 0;
-		if (f[i].have_route)
-			if_addr(f[i].route.oif, f[i].src.family,
-			    f[i].egress_addr, sizeof(f[i].egress_addr));
+		if_addr(f[i].egress, f[i].src.family, f[i].egress_addr,
+		    sizeof(f[i].egress_addr));
 	}
 }
 
@@ -345,14 +353,14 @@ trace_json(const struct trace_flow *f)
 		cJSON_AddStringToObject(o, "error", f->err);
 		return o;
 	}
-	if (f->have_route) {
-		cJSON_AddStringToObject(o, "egress_if", f->route.oif);
+	if (f->egress[0]) {
+		cJSON_AddStringToObject(o, "egress_if", f->egress);
 		/* The port's own address: where peers reach it, which names
 		 * the same port in their paths. */
 		if (f->egress_addr[0])
 			cJSON_AddStringToObject(o, "egress_addr",
 			    f->egress_addr);
-		if (f->route.gw.family)
+		if (f->have_route && f->route.gw.family)
 			cJSON_AddStringToObject(o, "gateway", netaddr_str(
 			    &f->route.gw, b, sizeof(b)));
 	}

@@ -17,6 +17,9 @@
  * purpose, so the destination drops the one probe that reaches it (its
  * TcpInCsumErrors counter grows by up to TRACE_MAX_HOPS per flow).
  *
+ * The flow's own port is what its packets were seen leaving by (a
+ * moment's capture, trace_egress.c), not what a route query predicts.
+ *
  * Every TTL is sent at once, then the missing ones up to two past the
  * farthest answer once more: a trace takes TRACE_WAIT + TRACE_RETRY_WAIT seconds
  * whatever the path, for all of a test's flows together.
@@ -45,7 +48,8 @@ struct trace_flow {
 	/* What the trace learned. */
 	struct netaddr hop[TRACE_MAX_HOPS];	/* family 0: no answer */
 	int nhops;			/* the farthest TTL answered */
-	struct route_info route;	/* the kernel's route for the tuple */
+	char egress[IF_NAMESIZE];	/* the port it was seen leaving by */
+	struct route_info route;	/* the route through that port */
 	bool have_route;
 	char egress_addr[NETADDR_STRLEN];	/* the egress port's address */
 	char err[64];			/* why there is no path, "" if there is */
@@ -55,6 +59,11 @@ struct trace_flow {
  * thread); each flow's own fields say what was learned. Returns -1 with
  * err when nothing could be sent (no CAP_NET_RAW, say). */
 int trace_flows(struct trace_flow *f, int n, char *err);
+
+/* trace_egress (trace_egress.c) watches the flows' own packets leave for
+ * a moment and records each one's port (egress stays "" when it was not
+ * seen: no capture, or a flow already done). */
+void trace_egress(struct trace_flow *f, int n);
 
 /* trace_json: {"egress_if", "gateway", "hops": [ADDR|null, ...]} or
  * {"error"}. */

@@ -639,6 +639,8 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		report_flows_load(&fl, st, run, nn, h, n);
 		v.flows = fl.f;
 		v.nflows = fl.n;
+		v.ports = fl.ports;
+		v.nports = fl.nports;
 		errors += findings_compute(&v, &o->prof, fs);
 		if (fl.n > 0)
 			cJSON_AddItemToObject(nj, "fabric",

@@ -5,6 +5,7 @@
 #include "json.h"
 #include "store/store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,48 @@ flows_cb(const cJSON *c, void *arg)
 		one_flow(F, s, addr, names);
 }
 
+/* ports_cb: a host's facts cell: every address of its links, with the
+ * link's name. */
+static void
+ports_cb(const cJSON *c, void *arg)
+{
+	struct rflows *F = arg;
+	char err[CF_ERRLEN], a[NETADDR_STRLEN];
+	const cJSON *data, *l, *x;
+	const char *name, *dev;
+	int h;
+
+	if (json_get_str(c, "src", 1, 200, &name, err) == -1 ||
+	    (h = host_of(F->h, F->nh, name, strlen(name))) < 0 ||
+	    json_get_obj(c, "data", &data, err) == -1)
+		return;
+	cJSON_ArrayForEach(l, cJSON_GetObjectItem(data, "links")) {
+		if (json_get_str(l, "name", 1, 15, &dev, err) == -1)
+			continue;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(l, "addresses")) {
+			struct mport *np;
+
+			if (!cJSON_IsString(x) || sscanf(x->valuestring,
+			    "%63[^/]", a) != 1)
+				continue;
+			if (F->nports == F->capports) {
+				int cap = F->capports ? F->capports * 2 : 64;
+
+				if ((np = realloc(F->ports, (size_t)cap *
+				    sizeof(*np))) == NULL)
+					return;
+				F->ports = np;
+				F->capports = cap;
+			}
+			F->ports[F->nports++] = (struct mport){ intern(F, a),
+			    intern(F, dev), h };
+			if (F->ports[F->nports - 1].addr == NULL ||
+			    F->ports[F->nports - 1].dev == NULL)
+				F->nports--;
+		}
+	}
+}
+
 void
 report_flows_load(struct rflows *F, struct store *st, int64_t run,
     const char *net, struct inv_host **h, int n)
@@ -136,6 +179,9 @@ report_flows_load(struct rflows *F, struct store *st, int64_t run,
 	F->h = h;
 	F->nh = n;
 	store_each(st, run, net, NULL, flows_cb, F);
+	/* The hosts' facts, when the run has them, name their ports. */
+	if (F->n > 0)
+		store_each(st, run, "host", "facts", ports_cb, F);
 }
 
 void
@@ -147,6 +193,7 @@ report_flows_free(struct rflows *F)
 		free(F->str[i]);
 	free(F->str);
 	free(F->f);
+	free(F->ports);
 	memset(F, 0, sizeof(*F));
 }
 

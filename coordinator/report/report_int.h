@@ -17,6 +17,8 @@ struct rflows {
 	int nstr, capstr;
 	struct inv_host **h;
 	int nh;
+	struct mport *ports;		/* every host's addresses (facts) */
+	int nports, capports;
 };
 
 void report_flows_load(struct rflows *F, struct store *st, int64_t run,

@@ -66,13 +66,18 @@ ltab_id(struct ltab *t, const char *k)
 }
 
 /* addr_host: the host whose address a is on this network, and the port
- * (interface) it is on when its own flows said so. */
+ * (interface) it is on, as its facts or its own flows said. */
 static int
 addr_host(const struct mview *v, const char *a, const char **dev)
 {
 	int i, h = -1;
 
 	*dev = NULL;
+	for (i = 0; i < v->nports; i++)
+		if (strcmp(v->ports[i].addr, a) == 0) {
+			*dev = v->ports[i].dev;
+			return v->ports[i].host;
+		}
 	for (i = 0; i < v->nflows; i++) {
 		const struct mflow *f = &v->flows[i];
 
@@ -375,10 +380,12 @@ link_finding(struct fctx *c, const struct ltab *t, struct lflow *lf,
 	}
 	f = findings_add(c->out, n.kind == 'P' ? "lossy_host" : "lossy_link",
 	    "error", v, -1, -1, "look for drops and CRC errors on both ends "
-	    "of this link (interface counters, optics)", "the link %s%s%s%s "
+	    "of this link (interface counters, optics)", "%s%s%s%s%s%s "
 	    "loses packets%s on the %s network: %d of the flows through it "
 	    "lost packets (%.0f retransmits per GB, limit %.0f), %d crossed "
-	    "it cleanly", n.text, twin ? " (or " : "", twin ? tw.text : "",
+	    "it cleanly", n.kind == 'P' ? "" : "the link ", n.text,
+	    n.kind == 'P' ? " (its link to the switch)" : "",
+	    twin ? " (or " : "", twin ? tw.text : "",
 	    twin ? ": these flows cannot tell the two apart)" : "",
 	    n.kind == 'R' ? " one way" : "", v->net, bad, rpg,
 	    c->p->max_rpg, good);

@@ -45,6 +45,13 @@ struct mflow {
 	const char *hop[MFLOW_HOPS];
 };
 
+/* A host's address on one of its ports, from its facts: names the port
+ * a traced path reached it by. */
+struct mport {
+	const char *addr, *dev;
+	int host;
+};
+
 struct mview {
 	const char *net;
 	int n;
@@ -69,6 +76,8 @@ struct mview {
 	/* Every traced flow of the network's bandwidth cells (links.c). */
 	const struct mflow *flows;
 	int nflows;
+	const struct mport *ports;	/* may be NULL */
+	int nports;
 };
 
 /* finding_new appends a finding to out (an array) and returns it: kind,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The matrix on a 6-host flat lab with real agents. Three injected faults
+# The matrix on a 6-host flat lab with real agents. Four injected faults
 # are each reported with the right kind and hosts, and nothing else is (a
 # reordering link, whose retransmits are spurious, is not lossy); a
 # killed agent turns its cells 'lost' and the run still completes; a killed
@@ -13,6 +13,13 @@ lab_up "$T/six.topo" --agents \
 	--fault mtu:h6-clu:sw:1500 --fault reorder:h2-pub:1
 INV=$LST/lab.inv
 PROF=$TOP/configs/profiles/lab.conf
+# A fault only one pair sees: 1 % of what h1 sends h4 on the public
+# network is dropped at h4's port (an ACL, a flaky path of that pair).
+h1pub=$(awk '/^\[host h1\]/ { f = 1 } f && $1 == "public" { print $3; exit }' "$INV")
+lx h4 nft add table netdev cfpair &&
+lx h4 nft add chain netdev cfpair in '{ type filter hook ingress device "pub" priority 0; }' &&
+lx h4 nft add rule netdev cfpair in ip saddr "$h1pub" numgen random mod 10000 "<" 100 drop ||
+	fail "pair loss h1 -> h4"
 cf() { ip netns exec "$LP-adm" "$CEPHFAB" -i "$INV" "$@"; }
 
 t0=$(date +%s)
@@ -22,10 +29,10 @@ rc=$?
 note "6-host matrix, both networks: $(( $(date +%s) - t0 )) s, exit $rc"
 assert_eq "$rc" 1 "matrix exit with faults"
 # Exactly one finding per injected fault, each where the fault is (a
-# host's port, a host's own filter, a host's rate): kind|network|hosts,
-# sorted, duplicates kept.
+# host's port, a host's own filter, a host's rate, a pair's loss, which
+# no link or host explains): kind|network|hosts, sorted, duplicates kept.
 got=$(jq -r '.findings[] | "\(.kind)|\(.network)|\(.hosts | join(","))"' "$T/m.json" | sort | tr '\n' ' ')
-want="mtu_blackhole|cluster|h6 port_blocked|cluster|h5 slow_host|public|h3 "
+want="lossy_pair|public|h1,h4 mtu_blackhole|cluster|h6 port_blocked|cluster|h5 slow_host|public|h3 "
 assert_eq "$got" "$want" "findings"
 jq -e '[.findings[] | select(.kind == "mtu_blackhole")][0] | .location.scope == "host" and
 	.location.host == "h6" and (.evidence.pairs | length) == 10' "$T/m.json" >/dev/null ||
@@ -149,7 +156,7 @@ assert_eq "$n_after" 30 "cells after resume (15 lat + 15 bw)"
 # second measurement would have replaced its data.
 changed=$(grep -Fvxf "$T/after.txt" "$T/before.txt" | wc -l)
 assert_eq "$changed" 0 "cells measured again"
-assert_eq "$(jq -r '[.findings[] | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3" "resumed run findings"
+assert_eq "$(jq -r '[.findings[] | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3 lossy_pair|h1,h4" "resumed run findings"
 
 # compare: a second run in the same database, side by side with the first.
 cf matrix --profile "$PROF" --net public --tests lat --db "$T/r.db" >/dev/null 2>&1

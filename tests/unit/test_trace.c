@@ -164,8 +164,7 @@ test_json(void **state)
 	    "permitted\"}");
 	cJSON_free(s);
 	cJSON_Delete(j);
-	fl[1].have_route = true;
-	snprintf(fl[1].route.oif, sizeof(fl[1].route.oif), "clu");
+	snprintf(fl[1].egress, sizeof(fl[1].egress), "clu");
 	netaddr_parse("10.1.1.1", &fl[1].hop[0]);
 	netaddr_parse("10.0.200.5", &fl[1].hop[2]);
 	fl[1].nhops = 3;
