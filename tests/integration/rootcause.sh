@@ -4,7 +4,9 @@
 # network naming that link's two addresses, and nothing else (no pair
 # finding, the racks' own pairs clean); the same with the loss on the
 # spine's egress towards another leaf only. The paths come from the
-# agents' traces of each stream's own 5-tuple.
+# agents' traces of each stream's own 5-tuple. Then every host port shaped
+# below the NICs' speed: one fabric-wide finding, and none against a
+# profile whose line rate is the shaped one.
 . "$(dirname "$0")/lib.sh"
 need_lab
 command -v vtysh >/dev/null || skip "no FRR"
@@ -77,3 +79,20 @@ assert_eq "$(errors "$T/b.json")" \
 	"one lossy_link per network, at l2-s1 ($(jq -c '[.findings[] | .summary]' "$T/b.json"))"
 jq -e '[.findings[] | select(.kind == "lossy_link") | .evidence.pairs[]] | all(test("->h[34]$"))' \
 	"$T/b.json" >/dev/null || fail "egress evidence: $(jq -c '[.findings[].evidence.pairs]' "$T/b.json")"
+
+# The whole fabric shaped below the NICs' speed (every host port at 400
+# Mbit/s, a negotiated speed or a policer): one fabric_rate finding, not
+# one per pair; judged against a profile whose line rate is the shaped
+# rate, nothing.
+"$LAB" fault "$LP" del loss:l2-s1:l2:1 >/dev/null 2>&1 || fail "fault del egress"
+for h in h1 h2 h3 h4 h5 h6; do
+	"$LAB" fault "$LP" add "rate:$h-pub:400" >/dev/null 2>&1 || fail "rate $h"
+done
+cf matrix --profile "$PROF" --net public --tests bw -t 1 --db "$T/c.db" --json "$T/c.json" > "$T/c.txt" 2>&1
+assert_eq "$?" 1 "matrix exit on a shaped fabric"
+assert_eq "$(errors "$T/c.json")" "fabric_rate|public| " \
+	"one fabric-wide finding ($(jq -c '[.findings[] | .summary]' "$T/c.json"))"
+sed 's/^line_rate_gbps = .*/line_rate_gbps = 0.4/; s/^name = .*/name = shaped/' "$PROF" > "$T/shaped.conf"
+cf report 1 --db "$T/c.db" --profile "$T/shaped.conf" --json - > "$T/c2.json" 2>/dev/null
+assert_eq "$(jq -r '.verdict + " " + (.findings | length | tostring)' "$T/c2.json")" "pass 0" \
+	"the shaped fabric against its own line rate"
