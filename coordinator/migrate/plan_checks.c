@@ -169,7 +169,13 @@ new_net_matrix(const char *ipath, const char *db, const char *js, cJSON *fs)
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "findings")) {
 		const cJSON *sm = cJSON_GetObjectItem(x, "summary");
 		const cJSON *kd = cJSON_GetObjectItem(x, "kind"), *h;
+		const cJSON *sv = cJSON_GetObjectItem(x, "severity");
 		char kind[80], sum[400];
+
+		/* A warning (an RTT over the limit on a busy host, say) is
+		 * no reason to refuse a cutover. */
+		if (!cJSON_IsString(sv) || strcmp(sv->valuestring, "error"))
+			continue;
 
 		snprintf(kind, sizeof(kind), "new_network_%s",
 		    cJSON_IsString(kd) ? kd->valuestring : "?");
@@ -199,8 +205,35 @@ struct oldnew {
 	int refused, blocks;
 };
 
+/* new_net_covers: a finding of the new network's own already blocks on a
+ * or b (a pair finding naming both, or a host finding naming either):
+ * the same fault, said once. */
+static bool
+new_net_covers(const cJSON *fs, const char *a, const char *b)
+{
+	const cJSON *f, *h, *k;
+
+	cJSON_ArrayForEach(f, fs) {
+		int n = 0, in = 0;
+
+		k = cJSON_GetObjectItem(f, "kind");
+		if (!cJSON_IsString(k) || strncmp(k->valuestring,
+		    "new_network_", 12) != 0)
+			continue;
+		cJSON_ArrayForEach(h, cJSON_GetObjectItem(f, "hosts")) {
+			n++;
+			in += cJSON_IsString(h) && (!strcmp(h->valuestring,
+			    a) || !strcmp(h->valuestring, b));
+		}
+		if (n > 0 && in == n)
+			return true;
+	}
+	return false;
+}
+
 /* old_new_pair: host a's old address to host b's new one; a pair that
- * gets no answer joins the old_new_unreachable finding. */
+ * gets no answer joins the old_new_unreachable finding, unless the new
+ * network's own test already blocks on it. */
 static void
 old_new_pair(const char *ipath, const struct nhost *a, const struct nhost *b,
     struct oldnew *on)
@@ -239,7 +272,7 @@ old_new_pair(const char *ipath, const struct nhost *a, const struct nhost *b,
 	}
 	lost |= rc == 3 || doc == NULL;
 	cJSON_Delete(doc);
-	if (!lost)
+	if (!lost || new_net_covers(on->fs, a->name, b->name))
 		return;
 	if (on->pairs == NULL) {
 		on->f = plan_finding(on->fs, "old_new_unreachable", "route (and "

@@ -86,6 +86,17 @@ rtt_high(double q, const struct profile *p, double med, int nmed)
 typedef void net_check(struct fctx *c);
 typedef void pair_check(struct fctx *c, int i, int j);
 
+/* dead: nothing of any size crossed i -> j, the MTU search's smallest
+ * packet included: the path passes nothing. */
+static bool
+dead(const struct fctx *c, int i, int j)
+{
+	const struct mview *v = c->v;
+
+	return v->mtu_path && isfinite(AT(v->mtu_path, i, j)) &&
+	    AT(v->mtu_path, i, j) <= 0;
+}
+
 /* mtu_explains: an MTU black hole stalls every large-packet test on its
  * path: it is the finding for that pair, not 'unreachable' or 'slow'. */
 static void
@@ -97,7 +108,7 @@ mtu_explains(struct fctx *c)
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->n; j++)
 			if (i != j && v->mtu_path &&
-			    isfinite(AT(v->mtu_path, i, j)) &&
+			    isfinite(AT(v->mtu_path, i, j)) && !dead(c, i, j) &&
 			    (AT(v->mtu_path, i, j) < AT(v->mtu_conf, i, j) ||
 			    AT(v->mtu_path, i, j) < c->p->required_mtu))
 				AT(c->done, i, j) = AT(c->done, j, i) = 1;
@@ -109,22 +120,43 @@ check_unreachable(struct fctx *c)
 {
 	const struct mview *v = c->v;
 	int i, j;
+	cJSON *f;
 
 	for (i = 0; i < c->n; i++) {
 		for (j = i + 1; j < c->n; j++) {
-			if (!(v->lost && (AT(v->lost, i, j) || AT(v->lost, j,
-			    i))) || AT(c->done, i, j))
+			bool lost = v->lost && (AT(v->lost, i, j) ||
+			    AT(v->lost, j, i));
+
+			if ((!lost && !dead(c, i, j) && !dead(c, j, i)) ||
+			    AT(c->done, i, j))
 				continue;
-			findings_add(c->out, "unreachable", "error", v, i, j,
-			    "check the agents, the links and the firewall on "
-			    "both hosts", "%s and %s could not be measured on "
-			    "the %s network: %s", v->names[i], v->names[j],
-			    v->net, v->lost_why && AT(v->lost_why, i, j) ?
-			    AT(v->lost_why, i, j) : v->lost_why &&
-			    AT(v->lost_why, j, i) ? AT(v->lost_why, j, i) :
-			    "no answer");
+			if (lost)
+				f = findings_add(c->out, "unreachable", "error",
+				    v, i, j, "check the agents, the links and "
+				    "the firewall on both hosts", "%s and %s "
+				    "could not be measured on the %s network: %s",
+				    v->names[i], v->names[j], v->net,
+				    v->lost_why && AT(v->lost_why, i, j) ?
+				    AT(v->lost_why, i, j) : v->lost_why &&
+				    AT(v->lost_why, j, i) ? AT(v->lost_why, j,
+				    i) : "no answer");
+			else
+				f = findings_add(c->out, "unreachable", "error",
+				    v, i, j, "check the routes and the firewall "
+				    "on both hosts and the path between them",
+				    "%s and %s do not reach each other on the %s "
+				    "network: no probe of any size crossed %s",
+				    v->names[i], v->names[j], v->net,
+				    dead(c, i, j) && dead(c, j, i) ? "either way" :
+				    dead(c, i, j) ? "from the first to the second"
+				    : "from the second to the first");
+			findings_evidence_pair(f, v, i, j);
+			findings_evidence_pair(f, v, j, i);
 			c->errors++;
+			/* A path that passes nothing has no MTU or port of
+			 * its own to blame: one finding. */
 			AT(c->done, i, j) = AT(c->done, j, i) = 1;
+			AT(c->expl, i, j) = AT(c->expl, j, i) = 1;
 		}
 	}
 }

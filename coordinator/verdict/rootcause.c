@@ -142,8 +142,12 @@ pair_lost(const struct fctx *c, int i, int j)
 {
 	const struct mview *v = c->v;
 
-	return v->lost && (AT(v->lost, i, j) || AT(v->lost, j, i)) &&
-	    !AT(c->done, i, j);
+	/* Lost, or measured passing nothing: the MTU search's smallest
+	 * packet never crossed. */
+	return ((v->lost && (AT(v->lost, i, j) || AT(v->lost, j, i))) ||
+	    (v->mtu_path && ((isfinite(AT(v->mtu_path, i, j)) &&
+	    AT(v->mtu_path, i, j) <= 0) || (isfinite(AT(v->mtu_path, j, i)) &&
+	    AT(v->mtu_path, j, i) <= 0)))) && !AT(c->done, i, j);
 }
 
 /* rootcause_unreachable: a host no peer could measure (its agent down, its
@@ -189,7 +193,9 @@ mtu_measured(const struct fctx *c, int i, int j)
 {
 	const struct mview *v = c->v;
 
-	return v->mtu_path && isfinite(AT(v->mtu_path, i, j));
+	/* A direction explained already (it passes nothing) has no MTU. */
+	return v->mtu_path && isfinite(AT(v->mtu_path, i, j)) &&
+	    !AT(c->expl, i, j);
 }
 
 static bool
@@ -286,7 +292,10 @@ ports_measured(const struct fctx *c, int i, int j)
 {
 	const struct mview *v = c->v;
 
-	return v->ports_bad && AT(v->ports_bad, i, j) >= 0;
+	/* A direction that passes nothing (explained) has no filter of its
+	 * own to show. */
+	return v->ports_bad && AT(v->ports_bad, i, j) >= 0 &&
+	    !AT(c->expl, i, j);
 }
 
 static bool
@@ -294,7 +303,7 @@ ports_bad(const struct fctx *c, int i, int j)
 {
 	const struct mview *v = c->v;
 
-	return v->ports_bad && AT(v->ports_bad, i, j) > 0;
+	return ports_measured(c, i, j) && AT(v->ports_bad, i, j) > 0;
 }
 
 /* same_ports: every peer of d saw the same ports closed on d. */

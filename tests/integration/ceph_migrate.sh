@@ -5,6 +5,7 @@
 # objects the whole time:
 #  1. NEW not routable from OLD (nft on every OSD host): 'plan' refuses
 #     (exit 1) naming the unreachable pairs; the cluster is unchanged.
+#     One pair dead on NEW itself: one preflight finding, for that pair.
 #  2. 'migrate --execute', killed with SIGKILL between two hosts, then
 #     '--resume': every OSD on NEW, each restarted exactly once, noout
 #     unset, HEALTH_OK.
@@ -74,6 +75,27 @@ jq -e '[.preflight[] | select(.kind == "old_new_unreachable")] | length == 1 and
 grep -q "old_new_unreachable: 6 old->new pairs" "$T/bad.err" || fail "message: $(cat "$T/bad.err")"
 assert_eq "$(cx config dump -f json)" "$before" "configuration after a refused plan"
 for h in h2 h3 h4; do ip netns exec "$CP-$h" nft delete table inet cfmig; done
+
+# 1b. One pair that cannot reach each other on NEW at all (h2 and h3
+# drop each other's NEW address): one preflight finding naming that pair,
+# not an MTU black hole, a blocked port and an old->new failure for it,
+# and nothing for the pairs without a fault.
+for x in "h2 198.20.0.13" "h3 198.20.0.12"; do
+	set -- $x
+	ip netns exec "$CP-$1" nft -f - <<EOF || fail "nft on $1"
+table inet cfpair {
+	chain in { type filter hook input priority 0; ip saddr $2 drop; }
+	chain out { type filter hook output priority 0; ip daddr $2 drop; }
+}
+EOF
+done
+t0=$(date +%s)
+cf --json plan --cluster-network "$NEW" "${CO[@]}" > "$T/pair.json" 2> "$T/pair.err"
+assert_eq "$?" 1 "plan exit with one dead pair on NEW"
+note "preflight with one dead pair: $(( $(date +%s) - t0 )) s"
+assert_eq "$(jq -r '[.preflight[] | "\(.kind)|\(.hosts | sort | join(","))"] | join(" ")' "$T/pair.json")" \
+	"new_network_unreachable|h2,h3" "preflight findings ($(jq -c '[.preflight[].summary]' "$T/pair.json"))"
+for h in h2 h3; do ip netns exec "$CP-$h" nft delete table inet cfpair; done
 
 # 2. The migration, killed between two hosts, resumed.
 cf plan --cluster-network "$NEW" "${CO[@]}" --out "$T/fwd.json" > /dev/null 2> "$T/fwd.err" ||

@@ -258,10 +258,41 @@ test_four_faults(void **state)
 	    "slow_host|h3", 4);
 }
 
+/* A pair that passes nothing (the MTU search's smallest probe never
+ * crossed, every port filtered) is one unreachable pair: no MTU black
+ * hole, no port_blocked for it. */
+static void
+test_dead_pair(void **state)
+{
+	(void)state;
+	healthy();
+	mp[1 * N + 2] = mp[2 * N + 1] = 0;
+	pbad[1 * N + 2] = pbad[2 * N + 1] = 1;
+	pwhat[1 * N + 2] = pwhat[2 * N + 1] = "6800 filtered";
+	expect("unreachable|h2,h3", 1);
+}
+
+/* A host that passes nothing with any peer is one host finding. */
+static void
+test_dead_host_mtu(void **state)
+{
+	int j;
+
+	(void)state;
+	healthy();
+	for (j = 0; j < N - 1; j++) {
+		mp[5 * N + j] = mp[j * N + 5] = 0;
+		pbad[5 * N + j] = pbad[j * N + 5] = 1;
+		pwhat[5 * N + j] = pwhat[j * N + 5] = "6800 filtered";
+	}
+	expect("unreachable|h6", 1);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_mtu_host),
     cmocka_unit_test(test_mtu_two_hosts_and_a_pair),
     cmocka_unit_test(test_host_filter), cmocka_unit_test(test_dead_host),
     cmocka_unit_test(test_lossy_host_and_pair),
     cmocka_unit_test(test_two_peers_no_host),
-    cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults))
+    cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults),
+    cmocka_unit_test(test_dead_pair), cmocka_unit_test(test_dead_host_mtu))
