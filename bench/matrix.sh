@@ -89,6 +89,8 @@ print("%-28s %8d of %d" % ("cells with an RTT", ok, len(cells)))
 if p50:
     print("%-28s %8.0f us" % ("median RTT p50", p50[len(p50) // 2]))
 print("%-28s %8d" % ("findings", len(d["findings"])))
+for f in d["findings"]:
+    print("  %s %s: %s" % (f["severity"], f["kind"], f["summary"][:150]))
 print("%-28s %8.1f s   (target < 60 s, ratio %.2f)" % ("wall time", wall, wall / 60))
 print("%-28s %8.1f MB  (target < 200 MB, ratio %.2f)" % ("coordinator peak RSS", rss, rss / 200))
 if r.returncode not in (0, 1):

@@ -583,6 +583,11 @@ mesh_run(struct inventory *inv, const struct auth_key *key,
 	m.duration = ceil((double)o->count * (m.n - 1) / o->rate) + 2;
 	m.loop = ev_loop_new(EVFLAG_AUTO);
 	session_ctx_init(&m.ctx, m.loop, key, o->timeout);
+	/* A runner says nothing until its probes are done: a session is
+	 * not idle for that long (255 targets at 100/s on a busy machine
+	 * took over the 30 s default and lost every agent's cells). */
+	if (m.ctx.idle_timeout < m.duration + 30)
+		m.ctx.idle_timeout = m.duration + 30;
 	ev_timer_init(&m.deadline, mesh_deadline_cb, o->timeout + m.duration +
 	    15, 0.);
 	m.deadline.data = &m;
