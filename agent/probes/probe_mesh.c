@@ -41,6 +41,26 @@ pct(const uint64_t *v, int n, double p)
 	return (double)v[i < 0 ? 0 : i >= n ? n - 1 : i] / 1000.0;
 }
 
+/* mesh_load: how late this runner's own thread sent its probes against
+ * its schedule (p99 and max, microseconds; late[] is sorted here): a
+ * thread starved of CPU sends late and reads its replies late, and the
+ * RTTs it measures are then the host's, not the network's. */
+static void
+mesh_load(cJSON *res, uint64_t *late, uint64_t n)
+{
+	cJSON *o = cJSON_AddObjectToObject(res, "load");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	cJSON_AddNumberToObject(o, "cpus", cpus > 0 ? (double)cpus : 1);
+	if (n == 0)
+		return;
+	qsort(late, (size_t)n, sizeof(*late), u64cmp);
+	cJSON_AddNumberToObject(o, "late_p99_us",
+	    (double)late[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1000.0);
+	cJSON_AddNumberToObject(o, "late_max_us", (double)late[n - 1] /
+	    1000.0);
+}
+
 /* mesh_result: per target, what was sent, what came back and the RTT
  * percentiles in microseconds. rtt[] is ntargets x count, 0 = no reply. */
 static cJSON *
@@ -182,12 +202,14 @@ probe_run_mesh(void *arg)
 	uint32_t size = p->sizes[0], rate = p->rate ? p->rate : 1000;
 	uint64_t *sent_at = calloc(total, sizeof(uint64_t));
 	uint64_t *rtt = calloc(total, sizeof(uint64_t));
+	uint64_t *late = calloc(total + 1, sizeof(uint64_t));
 	uint8_t *buf = calloc(1, size), *rb = malloc(65536);
 	char err[CF_ERRLEN];
 	int fd = -1, sz = 4 << 20;
 	cJSON *res;
 
-	if (sent_at == NULL || rtt == NULL || buf == NULL || rb == NULL) {
+	if (sent_at == NULL || rtt == NULL || late == NULL || buf == NULL ||
+	    rb == NULL) {
 		snprintf(err, CF_ERRLEN, "out of memory for %llu probes",
 		    (unsigned long long)total);
 		goto fail;
@@ -211,8 +233,14 @@ probe_run_mesh(void *arg)
 			struct sockaddr_storage ss;
 			socklen_t sl = netaddr_sockaddr(&t->dst, t->port, &ss);
 
+			/* Probe k is due (k - 1) / rate after the start. */
+			uint64_t sched = start + (sent ? (sent - 1) *
+			    1000000000ull / rate : 0);
+
 			probe_hdr_put(buf, p, 0, sent);
 			sent_at[sent] = probe_now_ns();
+			late[sent] = sent_at[sent] > sched ? sent_at[sent] -
+			    sched : 0;
 			/* A full socket buffer or an unreachable target is
 			 * a loss for that probe, not the end of the run. */
 			sendto(fd, buf, size, MSG_DONTWAIT,
@@ -230,11 +258,13 @@ probe_run_mesh(void *arg)
 	mesh_drain(p, fd, rb, sent_at, rtt, total);
 	close(fd);
 	res = mesh_result(p, rtt, sent, size);
+	mesh_load(res, late, sent);
 	if (sent < total)
 		cJSON_AddStringToObject(res, "warning", "the duration ended "
 		    "before every probe was sent");
 	free(sent_at);
 	free(rtt);
+	free(late);
 	free(buf);
 	free(rb);
 	p->result = res;
@@ -243,6 +273,7 @@ probe_run_mesh(void *arg)
 fail:
 	free(sent_at);
 	free(rtt);
+	free(late);
 	free(buf);
 	free(rb);
 	res = cJSON_CreateObject();

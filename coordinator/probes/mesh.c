@@ -23,6 +23,7 @@ struct mhost {
 	uint16_t port;			/* its responder */
 	char rid[17], nid[17];		/* responder and runner probe ids */
 	char error[256];
+	double late_us;			/* its runner's p99 lateness, or NAN */
 };
 
 /* One ordered pair's figures, kept as numbers: a JSON tree per pair
@@ -190,10 +191,16 @@ mesh_ready(struct sess *s)
 static void
 mesh_absorb(struct mrun_mesh *m, int i, const cJSON *body)
 {
-	const cJSON *t, *rtt;
+	const cJSON *t, *rtt, *load;
 	char err[CF_ERRLEN];
 	int j = 0, k, hint = 0;
 
+	/* How late the runner's own thread was (agents before this field
+	 * say nothing: unknown). */
+	m->hs[i].late_us = NAN;
+	if (json_opt_obj(body, "load", &load, err) == 0 && load != NULL)
+		json_opt_double(load, "late_p99_us", 0, 1e12, NAN,
+		    &m->hs[i].late_us, err);
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(body, "targets")) {
 		const char *dst;
 		uint32_t sent, recv;
@@ -476,6 +483,9 @@ pair_cell(const struct mrun_mesh *m, int a, int b, bool *lost)
 			    cJSON_DetachItemFromObject(p, "rtt"));
 		cJSON_Delete(p);
 		cJSON_AddItemToArray(sz, s1);
+		if (isfinite(m->hs[x].late_us))
+			cJSON_AddNumberToObject(cJSON_AddObjectToObject(r,
+			    "load"), "late_p99_us", m->hs[x].late_us);
 		cJSON_AddItemToArray(arr, r);
 	}
 	*lost = probed == 0 || recv == 0;
@@ -555,6 +565,7 @@ mesh_run(struct inventory *inv, const struct auth_key *key,
 			continue;
 		m.hs[i].m = &m;
 		m.hs[i].h = h;
+		m.hs[i].late_us = NAN;
 		hexid(m.hs[i].rid, 16);
 		hexid(m.hs[i].nid, 16);
 		i++;

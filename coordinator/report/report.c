@@ -22,6 +22,8 @@
 struct cellv {
 	double gbps, rpg, p50, p99, mconf, mpath;
 	double lp99;			/* RTT p99 under load */
+	double late;			/* on the diagonal: how late the host's
+					   own probe thread was, p99 us */
 	double smin;			/* lowest path share x paths (1 =
 					   fair), NAN when one path */
 	int spaths, sunused, streams;
@@ -176,6 +178,34 @@ fold_lat_load(struct cellv *g, struct inv_host **h, int n, int a, int b,
 	}
 }
 
+/* fold_late: each runner's own lateness (the mesh's send schedule, the
+ * per-pair probe's wake-up after the kernel had the reply), the worst
+ * seen, on the host's diagonal cell. */
+static void
+fold_late(struct cellv *g, struct inv_host **h, int n, const cJSON *data)
+{
+	char err[CF_ERRLEN];
+	const cJSON *r, *sz, *x;
+	const char *from;
+	double v;
+	int i;
+
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
+		if (json_get_str(r, "from", 0, 64, &from, err) == -1 ||
+		    (i = host_index(h, n, from)) < 0)
+			continue;
+		if ((x = cJSON_GetObjectItem(r, "load")) != NULL &&
+		    json_get_double(x, "late_p99_us", 0, 1e12, &v, err) == 0 &&
+		    !(v <= g[i * n + i].late))
+			g[i * n + i].late = v;
+		cJSON_ArrayForEach(sz, cJSON_GetObjectItem(r, "sizes"))
+			if ((x = cJSON_GetObjectItem(sz, "rx_wakeup")) !=
+			    NULL && json_get_double(x, "p99_us", 0, 1e12, &v,
+			    err) == 0 && !(v <= g[i * n + i].late))
+				g[i * n + i].late = v;
+	}
+}
+
 static void
 fold_lat(struct cellv *g, struct inv_host **h, int n, int a, int b,
     const cJSON *data)
@@ -203,6 +233,7 @@ fold_lat(struct cellv *g, struct inv_host **h, int n, int a, int b,
 			}
 		}
 	}
+	fold_late(g, h, n, data);
 	egress_from(NULL, h, n, 0, data, g);
 }
 
@@ -504,7 +535,7 @@ grid_free(struct cellv *g, int n)
 
 /* The arrays a struct mview points into, for one network. */
 struct varrs {
-	double *bw;		/* 7 planes of n * n */
+	double *bw;		/* 7 planes of n * n, then n per host */
 	int *ints;		/* 6 planes */
 	const char **strs;	/* 3 planes */
 	const char **names;
@@ -561,7 +592,9 @@ view_fill(struct mview *v, struct varrs *a, const struct cellv *g,
 	    .spread_unused = a->ints + 4 * nn2, .streams = a->ints + 5 * nn2,
 	    .lost = a->ints, .lost_why = a->strs, .ports_bad = a->ints + nn2,
 	    .ports_what = a->strs + nn2, .wrong_egress = a->ints + 2 * nn2,
-	    .egress_what = a->strs + 2 * nn2 };
+	    .egress_what = a->strs + 2 * nn2, .host_late_us = a->bw + 7 * nn2 };
+	for (i = 0; i < n; i++)
+		a->bw[7 * nn2 + i] = g[i * n + i].late;
 }
 
 /* cells_json: every ordered pair's cell of the grid into carr. */
@@ -621,14 +654,14 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 	cJSON *nj;
 	int k, errors = 0;
 
-	a.bw = malloc(sizeof(double) * (size_t)(n * n) * 7);
+	a.bw = malloc(sizeof(double) * ((size_t)(n * n) * 7 + (size_t)n));
 	a.ints = calloc((size_t)(n * n) * 6, sizeof(int));
 	a.strs = calloc((size_t)(n * n) * 3, sizeof(char *));
 	a.names = calloc((size_t)n, sizeof(char *));
 	a.rack = calloc((size_t)n, sizeof(int));
 	for (k = 0; k < n * n; k++) {
 		g[k].gbps = g[k].rpg = g[k].p50 = g[k].p99 = NAN;
-		g[k].mconf = g[k].mpath = g[k].lp99 = NAN;
+		g[k].mconf = g[k].mpath = g[k].lp99 = g[k].late = NAN;
 		g[k].smin = NAN;
 	}
 	store_each(st, run, nn, NULL, fold_cb, &F);

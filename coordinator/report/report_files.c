@@ -369,7 +369,8 @@ report_prom(const cJSON *doc, const char *path, char *err)
 		    "slow_pair", "lossy_pair", "lossy_host", "lossy_link",
 		    "fabric_rate",
 		    "high_latency", "asymmetric", "mtu_blackhole",
-		    "port_blocked", "wrong_egress", "rack_uplink" };
+		    "port_blocked", "wrong_egress", "rack_uplink",
+		    "busy_host" };
 		size_t i;
 
 		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {

@@ -341,6 +341,8 @@ scan_pairs(const struct fctx *c, bool loaded, struct pair_scan *s)
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < c->n; i++)
 		for (j = i + 1; j < c->n; j++) {
+			if (c->busy[i] || c->busy[j])
+				continue;
 			q = loaded ? loaded_p99(c->v, i, j) : findings_pair_p99(c->v, i,
 			    j);
 			s->npairs += q > 0;
@@ -353,6 +355,55 @@ scan_pairs(const struct fctx *c, bool loaded, struct pair_scan *s)
 				s->wj = j;
 			}
 		}
+}
+
+/* check_busy_hosts: a host whose own probe thread ran late (the mesh's
+ * send schedule, or the wake-up after the kernel had a reply) by more
+ * than the RTT limit is starved of CPU: the RTTs measured with it are its
+ * own, and a warning about the host says so instead of a latency finding
+ * about its pairs. One finding per host, or one for all when more than
+ * eight are. */
+static void
+check_busy_hosts(struct fctx *c)
+{
+	const struct mview *v = c->v;
+	double lim = c->p->max_p99_us, worst = 0;
+	int h, nb = 0, wh = -1;
+	cJSON *f;
+
+	for (h = 0; v->host_late_us && h < c->n; h++)
+		if (isfinite(v->host_late_us[h]) && v->host_late_us[h] > lim) {
+			c->busy[h] = 1;
+			nb++;
+			if (v->host_late_us[h] > worst) {
+				worst = v->host_late_us[h];
+				wh = h;
+			}
+		}
+	if (nb > 8) {
+		f = findings_add(c->out, "busy_host", "warn", v, -1, -1, "give "
+		    "the agents CPU (or test fewer hosts per machine): these "
+		    "RTTs are the hosts' own queueing", "%d of %d hosts' own "
+		    "probe threads ran late on the %s network (p99 over %.0f "
+		    "us, worst %s %.0f us): their CPUs are starved, so the RTTs "
+		    "measured with them are the hosts', not the network's", nb,
+		    c->n, v->net, lim, v->names[wh], worst);
+		finding_num(f, "hosts", nb);
+		finding_num(f, "late_p99_us", worst);
+		return;
+	}
+	for (h = 0; h < c->n; h++) {
+		if (!c->busy[h])
+			continue;
+		f = findings_add(c->out, "busy_host", "warn", v, h, -1, "look "
+		    "at what else runs on this host (top, the run queue): its "
+		    "RTTs are its own queueing", "%s's own probe thread ran "
+		    "%.0f us late (p99) on the %s network, over %.0f: its CPU "
+		    "is starved, so the RTTs measured with it are the host's, "
+		    "not the network's", v->names[h], v->host_late_us[h], v->net,
+		    lim);
+		finding_num(f, "late_p99_us", v->host_late_us[h]);
+	}
 }
 
 /* check_fabric_latency: high latency on most pairs is the fabric's (or
@@ -443,7 +494,7 @@ pair_latency(struct fctx *c, int i, int j)
 	double q;
 	cJSON *f;
 
-	if (!v->p99 || c->rtt_wide)
+	if (!v->p99 || c->rtt_wide || c->busy[i] || c->busy[j])
 		return;
 	q = findings_pair_p99(v, i, j);
 	if (!rtt_high(q, c->p, c->med, c->nmed))
@@ -495,7 +546,7 @@ check_loaded_latency(struct fctx *c)
 	for (i = 0; i < c->n && shown < 16; i++)
 		for (j = i + 1; j < c->n && shown < 16; j++) {
 			q = loaded_p99(v, i, j);
-			if (!over_limit(c, q, true))
+			if (!over_limit(c, q, true) || c->busy[i] || c->busy[j])
 				continue;
 			shown++;
 			f = findings_add(c->out, "high_latency", "warn", v, i, j,
@@ -636,7 +687,8 @@ static net_check *const net_checks[] = {
 	mtu_explains, rootcause_unreachable, check_unreachable, slow_cells,
 	rootcause_rate, check_slow_host, check_rack_uplink, rootcause_links,
 	rootcause_lossy,
-	check_fabric_latency, check_pairs, check_loaded_latency, check_spread,
+	check_busy_hosts, check_fabric_latency, check_pairs,
+	check_loaded_latency, check_spread,
 	rootcause_mtu, rootcause_ports, check_directions,
 };
 
@@ -659,7 +711,8 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	c.slow_host = calloc((size_t)n, sizeof(int));
 	c.expl = calloc((size_t)(n * n), sizeof(int));
 	c.tmp = malloc((size_t)(n * n + 1) * sizeof(double));
-	if (c.slow && c.done && c.slow_host && c.tmp && c.expl) {
+	c.busy = calloc((size_t)n + 1, 1);
+	if (c.slow && c.done && c.slow_host && c.tmp && c.expl && c.busy) {
 		for (k = 0; v->p99 && k < n * n; k++)
 			if (isfinite(v->p99[k]))
 				c.tmp[c.nmed++] = v->p99[k];
@@ -673,5 +726,6 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	free(c.slow_host);
 	free(c.expl);
 	free(c.tmp);
+	free(c.busy);
 	return c.errors;
 }

@@ -78,6 +78,9 @@ struct mview {
 	int nflows;
 	const struct mport *ports;	/* may be NULL */
 	int nports;
+	/* Per host: how late its own probe thread ran (p99, us; NAN when
+	 * unknown): a starved host's RTTs are its own (may be NULL). */
+	const double *host_late_us;
 };
 
 /* finding_new appends a finding to out (an array) and returns it: kind,

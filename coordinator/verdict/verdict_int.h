@@ -28,6 +28,8 @@ struct fctx {
 	int *expl;		/* directions a root cause explained: the
 				   per-direction checks skip them */
 	double *tmp;		/* n * n + 1 scratch values */
+	unsigned char *busy;	/* hosts whose own probe thread ran late:
+				   their RTTs are theirs, not the path's */
 };
 
 /* findings_add appends a finding about hosts a and b (-1: none; a pair is

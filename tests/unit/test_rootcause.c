@@ -19,7 +19,8 @@
 
 #define N 6
 static const char *const names[N] = { "h1", "h2", "h3", "h4", "h5", "h6" };
-static double bw[N * N], rpg[N * N], mc[N * N], mp[N * N];
+static double bw[N * N], rpg[N * N], mc[N * N], mp[N * N], p99[N * N];
+static double late[N];
 static int lost[N * N], pbad[N * N];
 static const char *pwhat[N * N], *why[N * N];
 static struct profile prof;
@@ -30,6 +31,8 @@ healthy(void)
 	int i;
 
 	profile_defaults(&prof);
+	for (i = 0; i < N; i++)
+		late[i] = 40;
 	prof.line_gbps = 1;
 	prof.min_pct = 70;
 	prof.max_rpg = 100;
@@ -39,6 +42,7 @@ healthy(void)
 		bw[i] = self ? NAN : 0.93 + 0.01 * (i % 5);
 		rpg[i] = self ? NAN : (i % 3);
 		mc[i] = mp[i] = self ? NAN : 9000;
+		p99[i] = self ? NAN : 150 + 10 * (i % 4);
 		lost[i] = pbad[i] = 0;
 		pwhat[i] = why[i] = NULL;
 	}
@@ -52,7 +56,7 @@ run(int *errors, cJSON **keep)
 	struct mview v = { .net = "cluster", .n = N, .names = names,
 	    .gbps = bw, .rpg = rpg, .mtu_conf = mc, .mtu_path = mp,
 	    .lost = lost, .lost_why = why, .ports_bad = pbad,
-	    .ports_what = pwhat };
+	    .ports_what = pwhat, .p99 = p99, .host_late_us = late };
 	cJSON *out = cJSON_CreateArray(), *f, *h;
 	char lines[32][128], *s = calloc(1, 4096);
 	int n = 0, i, k;
@@ -288,6 +292,20 @@ test_dead_host_mtu(void **state)
 	expect("unreachable|h6", 1);
 }
 
+/* A pair's RTT over the limit is high_latency; when one of its hosts'
+ * own probe thread ran later than the limit, the RTT is that host's: a
+ * warning about the host, no latency finding about the pair. */
+static void
+test_busy_host(void **state)
+{
+	(void)state;
+	healthy();
+	p99[0 * N + 1] = p99[1 * N + 0] = 30000;
+	expect("high_latency|h1,h2", 0);
+	late[1] = 25000;
+	expect("busy_host|h2", 0);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_mtu_host),
     cmocka_unit_test(test_mtu_two_hosts_and_a_pair),
@@ -295,4 +313,5 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_lossy_host_and_pair),
     cmocka_unit_test(test_two_peers_no_host),
     cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults),
-    cmocka_unit_test(test_dead_pair), cmocka_unit_test(test_dead_host_mtu))
+    cmocka_unit_test(test_dead_pair), cmocka_unit_test(test_dead_host_mtu),
+    cmocka_unit_test(test_busy_host))
