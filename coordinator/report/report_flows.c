@@ -80,6 +80,7 @@ one_flow(struct rflows *F, const cJSON *s, const char *addr[2],
 	if (f->src < 0 || f->dst < 0 ||
 	    json_get_double(snd, "bytes", 0, 1e18, &f->bytes, err) == -1)
 		return;
+	json_get_double(snd, "bits_per_second", 0, 1e15, &f->bps, err);
 	json_get_double(snd, "retransmits", 0, 1e15, &retr, err);
 	json_get_double(snd, "spurious_retransmits", 0, 1e15, &spur, err);
 	f->lost = retr > spur ? retr - spur : 0;
@@ -109,7 +110,7 @@ flows_cb(const cJSON *c, void *arg)
 	char err[CF_ERRLEN];
 	const cJSON *data, *start, *ab[2], *end, *s;
 	const char *t, *st, *addr[2], *names[2];
-	int k;
+	int k, first;
 
 	if (json_get_str(c, "test", 0, 16, &t, err) == -1 ||
 	    (strcmp(t, "bw") && strcmp(t, "a2a") && strcmp(t, "fanout")) ||
@@ -125,8 +126,20 @@ flows_cb(const cJSON *c, void *arg)
 		if (json_get_str(ab[k], "host", 1, 200, &names[k], err) == -1 ||
 		    json_get_str(ab[k], "address", 1, 63, &addr[k], err) == -1)
 			return;
+	first = F->n;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(end, "streams"))
 		one_flow(F, s, addr, names);
+	/* How many flows each went with its way: a flow's rate times that
+	 * is what its direction would carry if every flow ran as it did. */
+	for (k = first; k < F->n; k++) {
+		struct mflow *f = &F->f[k];
+		int j;
+
+		f->load = strcmp(t, "bw") != 0;
+		for (j = first; j < F->n; j++)
+			f->dir_flows += F->f[j].src == f->src &&
+			    F->f[j].dst == f->dst;
+	}
 }
 
 /* ports_cb: a host's facts cell: every address of its links, with the

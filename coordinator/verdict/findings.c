@@ -685,7 +685,7 @@ check_directions(struct fctx *c)
  * the checks after it look. */
 static net_check *const net_checks[] = {
 	mtu_explains, rootcause_unreachable, check_unreachable, slow_cells,
-	rootcause_rate, check_slow_host, check_rack_uplink, rootcause_links,
+	rootcause_rate, rootcause_links, check_slow_host, check_rack_uplink,
 	rootcause_lossy,
 	check_busy_hosts, check_fabric_latency, check_pairs,
 	check_loaded_latency, check_spread,

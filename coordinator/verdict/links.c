@@ -35,6 +35,20 @@ struct ltab {
 	int n, cap;
 };
 
+/* What one pass localizes: lost packets (lossy_link), or a low rate
+ * (slow_link). ref is the rate pass's yardstick: the median over the
+ * fabric's flows of a flow's rate times its direction's flows (what a
+ * direction carries when its flows run alike), bits/s. */
+struct lpass {
+	struct fctx *c;
+	bool rate;
+	double ref;
+	/* Links the loss pass named, both ways (keys): a lossy link is slow
+	 * too, and said once. */
+	char (*covered)[KEYLEN];
+	int ncov;
+};
+
 /* A flow's links, as ids into the table, with the element before each
  * (the near end as traced, NULL when unknown). */
 struct lflow {
@@ -179,12 +193,12 @@ router_key(const struct ltab *t, int n, const char *m)
 	return -1;
 }
 
-/* judge: 1 when the flow lost packets (its retransmits per GB over the
- * profile's limit), 0 when it is clean and moved enough data that a
+/* judge_loss: 1 when the flow lost packets (its retransmits per GB over
+ * the profile's limit), 0 when it is clean and moved enough data that a
  * loss at the limit would have shown (three retransmits or more), -1 in
  * between. */
 static int
-judge(const struct fctx *c, const struct mflow *f)
+judge_loss(const struct fctx *c, const struct mflow *f)
 {
 	double gb = f->bytes / 1e9, lim = c->p->max_rpg;
 
@@ -193,6 +207,63 @@ judge(const struct fctx *c, const struct mflow *f)
 	if (f->lost / gb > lim && f->lost >= 3)
 		return 1;
 	return f->lost / gb <= lim / 2 && gb * lim >= 3 ? 0 : -1;
+}
+
+/* flow_rate: a flow's rate as its direction's: times its flows. */
+static double
+flow_rate(const struct mflow *f)
+{
+	return f->bps * (f->dir_flows > 0 ? f->dir_flows : 1);
+}
+
+/* judge_rate: 1 when the flow ran at under half the fabric's yardstick,
+ * 0 at 80 % of it or more, -1 in between or not comparable (a load's
+ * flows share their hosts with others). */
+static int
+judge_rate(const struct lpass *ps, const struct mflow *f)
+{
+	const struct fctx *c = ps->c;
+	double r = flow_rate(f);
+
+	if (f->load || f->bps <= 0 || c->expl[f->src * c->n + f->dst] ||
+	    !(ps->ref > 0))
+		return -1;
+	return r < ps->ref / 2 ? 1 : r >= ps->ref * 0.8 ? 0 : -1;
+}
+
+static int
+judge(const struct lpass *ps, const struct mflow *f)
+{
+	return ps->rate ? judge_rate(ps, f) : judge_loss(ps->c, f);
+}
+
+static int
+dblcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* rate_ref: the median flow rate (flow_rate) of the network's pairwise
+ * flows, 0 when there are none. */
+static double
+rate_ref(const struct mview *v)
+{
+	double *x = malloc(sizeof(double) * ((size_t)v->nflows + 1)), m;
+	int i, n = 0;
+
+	for (i = 0; x && i < v->nflows; i++)
+		if (!v->flows[i].load && v->flows[i].bps > 0)
+			x[n++] = flow_rate(&v->flows[i]);
+	if (n == 0) {
+		free(x);
+		return 0;
+	}
+	qsort(x, (size_t)n, sizeof(*x), dblcmp);
+	m = x[n / 2];
+	free(x);
+	return m;
 }
 
 /* near_end: the address most bad flows through link l came from (among
@@ -326,20 +397,34 @@ crosses_any(const struct lflow *lf, const int *l, int nl)
 	return false;
 }
 
-/* link_rpg: the loss of every judged flow through the links, together. */
+/* link_measure: what the judged flows through the links show together:
+ * their loss retransmits per GB, or their mean rate (flow_rate). */
 static double
-link_rpg(const struct mview *v, const struct lflow *lf, int nf, const int *l,
+link_measure(const struct lpass *ps, const struct lflow *lf, const int *l,
     int nl)
 {
-	double lost = 0, bytes = 0;
-	int i;
+	const struct mview *v = ps->c->v;
+	double lost = 0, bytes = 0, rate = 0;
+	int i, n = 0;
 
-	for (i = 0; i < nf; i++)
+	for (i = 0; i < v->nflows; i++)
 		if (lf[i].state >= 0 && crosses_any(&lf[i], l, nl)) {
 			lost += v->flows[i].lost;
 			bytes += v->flows[i].bytes;
+			rate += flow_rate(&v->flows[i]);
+			n++;
 		}
+	if (ps->rate)
+		return n ? rate / n : 0;
 	return bytes > 0 ? lost / (bytes / 1e9) : 0;
+}
+
+/* link_bad: the link's flows together are bad too, not a few unlucky
+ * ones: over the loss limit, or under half the yardstick. */
+static bool
+link_bad(const struct lpass *ps, double x)
+{
+	return ps->rate ? x < ps->ref / 2 : x > ps->c->p->max_rpg;
 }
 
 /* A finding's links: one blame, or a link's two directions' blames. */
@@ -349,18 +434,46 @@ struct named {
 	int link[2];
 };
 
-/* link_finding: lossy_link (lossy_host for a host's port) for one named
- * link, with the directions of the bad flows it explains; marks those
- * flows explained (state 2). */
+/* link_summary: the finding's sentence: where, what, how sure. */
 static void
-link_finding(struct fctx *c, const struct ltab *t, struct lflow *lf,
-    const struct named *nm, double rpg)
+link_summary(const struct lpass *ps, const struct lname *n,
+    const struct lname *tw, int bad, int good, double x, char *s, size_t sz)
 {
+	char where[3 * KEYLEN];
+
+	snprintf(where, sizeof(where), "%s%s%s%s%s%s", n->kind == 'P' ? "" :
+	    "the link ", n->text, n->kind == 'P' ? " (its link to the switch)" :
+	    "", tw ? " (or " : "", tw ? tw->text : "", tw ? ": these flows "
+	    "cannot tell the two apart)" : "");
+	if (ps->rate)
+		snprintf(s, sz, "%s is slow%s on the %s network: %d of the "
+		    "flows through it ran at under half the fabric's rate "
+		    "(%.0f Mbit/s a direction on average against %.0f), %d "
+		    "crossed it at full rate", where, n->kind == 'R' ?
+		    " one way" : "", ps->c->v->net, bad, x / 1e6,
+		    ps->ref / 1e6, good);
+	else
+		snprintf(s, sz, "%s loses packets%s on the %s network: %d of "
+		    "the flows through it lost packets (%.0f retransmits per "
+		    "GB, limit %.0f), %d crossed it cleanly", where,
+		    n->kind == 'R' ? " one way" : "", ps->c->v->net, bad, x,
+		    ps->c->p->max_rpg, good);
+}
+
+/* link_finding: lossy_link or slow_link (lossy_host for a host's port)
+ * for one named link, with the directions of the bad flows it explains;
+ * marks those flows explained (state 2). */
+static void
+link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
+    const struct named *nm, double x)
+{
+	struct fctx *c = ps->c;
 	const struct mview *v = c->v;
 	struct lname n, tw;
 	unsigned char *seen = calloc((size_t)(c->n * c->n), 1);
 	int i, bad = 0, good = 0, expl = 0;
 	bool twin = nm->b[0]->twin >= 0;
+	char sum[1024];
 	cJSON *f;
 
 	lname_of(t, lf, v->nflows, nm->link[0], &n);
@@ -378,22 +491,23 @@ link_finding(struct fctx *c, const struct ltab *t, struct lflow *lf,
 		good += nm->b[i]->good;
 		expl += nm->b[i]->explained;
 	}
-	f = findings_add(c->out, n.kind == 'P' ? "lossy_host" : "lossy_link",
-	    "error", v, -1, -1, "look for drops and CRC errors on both ends "
-	    "of this link (interface counters, optics)", "%s%s%s%s%s%s "
-	    "loses packets%s on the %s network: %d of the flows through it "
-	    "lost packets (%.0f retransmits per GB, limit %.0f), %d crossed "
-	    "it cleanly", n.kind == 'P' ? "" : "the link ", n.text,
-	    n.kind == 'P' ? " (its link to the switch)" : "",
-	    twin ? " (or " : "", twin ? tw.text : "",
-	    twin ? ": these flows cannot tell the two apart)" : "",
-	    n.kind == 'R' ? " one way" : "", v->net, bad, rpg,
-	    c->p->max_rpg, good);
+	link_summary(ps, &n, twin ? &tw : NULL, bad, good, x, sum, sizeof(sum));
+	f = findings_add(c->out, ps->rate ? "slow_link" : n.kind == 'P' ?
+	    "lossy_host" : "lossy_link", "error", v, -1, -1, ps->rate ?
+	    "check this link's speed, shaping and policing on both ends (a "
+	    "port negotiated down, an optic, a QoS policy)" : "look for drops "
+	    "and CRC errors on both ends of this link (interface counters, "
+	    "optics)", "%s", sum);
 	link_location(f, v, &n, twin ? &tw : NULL);
 	finding_num(f, "bad_flows", bad);
 	finding_num(f, "explained_flows", expl);
 	finding_num(f, "clean_flows", good);
-	finding_num(f, "retransmits_per_gb", rpg);
+	if (ps->rate) {
+		finding_num(f, "direction_mbps", x / 1e6);
+		finding_num(f, "fabric_direction_mbps", ps->ref / 1e6);
+	} else {
+		finding_num(f, "retransmits_per_gb", x);
+	}
 	for (i = 0; i < v->nflows; i++) {
 		const struct mflow *m = &v->flows[i];
 
@@ -464,8 +578,11 @@ mark_explained(struct fctx *c, const struct lflow *lf, int nf)
 			    v->flows[i].dst]++;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
-			if (cnt[i * n + j] && !cnt[n * n + i * n + j])
+			if (cnt[i * n + j] && !cnt[n * n + i * n + j]) {
 				AT(c->expl, i, j) = 1;
+				/* A slow link's pairs are not each slow. */
+				AT(c->slow, i, j) = 0;
+			}
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			if ((cnt[i * n + j] || cnt[j * n + i]) &&
@@ -476,12 +593,38 @@ mark_explained(struct fctx *c, const struct lflow *lf, int nf)
 
 /* name_links: the findings of the localizer's blames: a link named in
  * both directions is one finding; twins are named in a fixed order. */
+/* cover: link l (and its other way) is named: the rate pass leaves it. */
 static void
-name_links(struct fctx *c, const struct ltab *t, struct lflow *lf,
+cover(struct lpass *ps, const struct ltab *t, int l)
+{
+	int m = mate_key(t, l), k;
+
+	for (k = 0; k < 2; k++, l = m)
+		if (l >= 0 && ps->ncov < LINKS_NAMED * 2)
+			snprintf(ps->covered[ps->ncov++], KEYLEN, "%s",
+			    t->key[l]);
+}
+
+/* covered_flow: flow lf crossed a link the loss pass named. */
+static bool
+covered_flow(const struct lpass *ps, const struct ltab *t,
+    const struct lflow *lf)
+{
+	int k, j;
+
+	for (k = 0; k < lf->n; k++)
+		for (j = 0; j < ps->ncov; j++)
+			if (strcmp(t->key[lf->link[k]], ps->covered[j]) == 0)
+				return true;
+	return false;
+}
+
+static void
+name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
     struct loc_blame *bl, int nb)
 {
-	const struct mview *v = c->v;
 	struct named nm;
+	double x;
 	bool used[LINKS_NAMED] = { false };
 	int i, j, m;
 
@@ -494,7 +637,10 @@ name_links(struct fctx *c, const struct ltab *t, struct lflow *lf,
 			bl[i].link = tw;
 		}
 	for (i = 0; i < nb; i++) {
-		if (used[i] || bl[i].explained < 2)
+		/* A slow host's port is check_slow_host's: it knows the
+		 * host's every pair, not only the traced ones. */
+		if (used[i] || bl[i].explained < 2 || (ps->rate &&
+		    t->key[bl[i].link][0] == 'P'))
 			continue;
 		nm.b[0] = &bl[i];
 		nm.link[0] = bl[i].link;
@@ -509,17 +655,21 @@ name_links(struct fctx *c, const struct ltab *t, struct lflow *lf,
 				nm.nb = 2;
 				break;
 			}
-		/* A few unlucky flows are not a lossy link: the link's
-		 * flows together must be over the limit too. */
-		if (link_rpg(v, lf, v->nflows, nm.link, nm.nb) > c->p->max_rpg)
-			link_finding(c, t, lf, &nm, link_rpg(v, lf, v->nflows,
-			    nm.link, nm.nb));
+		/* A few unlucky flows are not a bad link: the link's flows
+		 * together must be bad too. */
+		x = link_measure(ps, lf, nm.link, nm.nb);
+		if (!link_bad(ps, x))
+			continue;
+		link_finding(ps, t, lf, &nm, x);
+		for (j = 0; !ps->rate && j < nm.nb; j++)
+			cover(ps, t, nm.link[j]);
 	}
 }
 
-void
-rootcause_links(struct fctx *c)
+static void
+run_pass(struct lpass *ps)
 {
+	struct fctx *c = ps->c;
 	const struct mview *v = c->v;
 	struct ltab t = { NULL, 0, 0 };
 	struct loc_blame named[LINKS_NAMED];
@@ -532,8 +682,11 @@ rootcause_links(struct fctx *c)
 	for (i = 0; i < v->nflows; i++) {
 		if (flow_links(v, &v->flows[i], &t, &lf[i]) == -1)
 			goto out;
-		lf[i].state = judge(c, &v->flows[i]);
+		lf[i].state = judge(ps, &v->flows[i]);
 		dedupe(&lf[i]);
+		/* Slow through a lossy link: the loss explains it. */
+		if (ps->rate && lf[i].state == 1 && covered_flow(ps, &t, &lf[i]))
+			lf[i].state = 2;
 		if (lf[i].state < 0 || lf[i].n == 0)
 			continue;
 		fl[m].links = lf[i].link;
@@ -543,10 +696,27 @@ rootcause_links(struct fctx *c)
 	/* Links are directed here: a loss one way must not be refuted by
 	 * the clean flows the other way; name_links joins the two ways. */
 	nb = localize_links(fl, m, t.n, named, LINKS_NAMED, &unexpl);
-	name_links(c, &t, lf, named, nb);
+	name_links(ps, &t, lf, named, nb);
 	mark_explained(c, lf, v->nflows);
 out:
 	free(t.key);
 	free(lf);
 	free(fl);
+}
+
+/* rootcause_links: the lossy links, then the slow ones among what loss
+ * does not explain (a lossy link's flows are slow too). */
+void
+rootcause_links(struct fctx *c)
+{
+	char cov[LINKS_NAMED * 2][KEYLEN];
+	struct lpass loss = { c, false, 0, cov, 0 };
+	struct lpass rate = { c, true, 0, cov, 0 };
+
+	if (c->v->nflows == 0)
+		return;
+	run_pass(&loss);
+	rate.ncov = loss.ncov;
+	rate.ref = rate_ref(c->v);
+	run_pass(&rate);
 }

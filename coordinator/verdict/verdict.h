@@ -39,6 +39,9 @@ struct profile {
 struct mflow {
 	int src, dst;
 	double bytes, lost;		/* sent; loss retransmits */
+	double bps;			/* its rate, bits/s */
+	int dir_flows;			/* flows its cell sent that way */
+	bool load;			/* part of an all-to-all or fanout load */
 	const char *dev, *egress_addr;	/* the sender's port, its address */
 	const char *src_addr, *dst_addr, *gw;
 	int nhops;

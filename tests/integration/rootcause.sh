@@ -3,8 +3,9 @@
 # eBGP, ECMP) with loss on one leaf-spine link is one lossy_link per
 # network naming that link's two addresses, and nothing else (no pair
 # finding, the racks' own pairs clean); the same with the loss on the
-# spine's egress towards another leaf only. The paths come from the
-# agents' traces of each stream's own 5-tuple. Then every host port shaped
+# spine's egress towards another leaf only; a link shaped to a fifth of
+# its rate, once. The paths come from the agents' traces of each stream's
+# own 5-tuple. Then every host port shaped
 # below the NICs' speed: one fabric-wide finding, and none against a
 # profile whose line rate is the shaped one.
 . "$(dirname "$0")/lib.sh"
@@ -80,11 +81,25 @@ assert_eq "$(errors "$T/b.json")" \
 jq -e '[.findings[] | select(.kind == "lossy_link") | .evidence.pairs[]] | all(test("->h[34]$"))' \
 	"$T/b.json" >/dev/null || fail "egress evidence: $(jq -c '[.findings[].evidence.pairs]' "$T/b.json")"
 
+# l1-s1 shaped to 200 Mbit/s (a port negotiated down, a policer): one
+# finding per network at that link. The lab's shaper drops what its
+# short queue cannot hold, so its flows both lose and crawl: named once,
+# lossy (where they lost) or slow (where they only crawled).
+"$LAB" fault "$LP" del loss:l2-s1:l2:1 >/dev/null 2>&1 || fail "fault del egress"
+"$LAB" fault "$LP" add rate:l1-s1:200 >/dev/null 2>&1 || fail "fault add rate"
+cf matrix --profile "$PROF" --tests bw -t 1 --db "$T/s.db" --json "$T/s.json" > "$T/s.txt" 2>&1
+assert_eq "$?" 1 "matrix exit with a slow link"
+got=$(jq -r '[.findings[] | select(.severity == "error") |
+	"\(.kind | sub("lossy_link|slow_link"; "link"))|\(.network)|\(.location.ends | sort | join(","))"] |
+	sort | join(" ")' "$T/s.json")
+assert_eq "$got" "link|cluster|198.19.200.0,198.19.200.1 link|public|198.19.200.0,198.19.200.1" \
+	"one finding per network at l1-s1 ($(jq -c '[.findings[] | .summary]' "$T/s.json"))"
+"$LAB" fault "$LP" del rate:l1-s1:200 >/dev/null 2>&1 || fail "fault del rate"
+
 # The whole fabric shaped below the NICs' speed (every host port at 400
 # Mbit/s, a negotiated speed or a policer): one fabric_rate finding, not
 # one per pair; judged against a profile whose line rate is the shaped
 # rate, nothing.
-"$LAB" fault "$LP" del loss:l2-s1:l2:1 >/dev/null 2>&1 || fail "fault del egress"
 for h in h1 h2 h3 h4 h5 h6; do
 	"$LAB" fault "$LP" add "rate:$h-pub:400" >/dev/null 2>&1 || fail "rate $h"
 done

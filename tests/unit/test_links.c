@@ -63,6 +63,9 @@ leaf_end(int l, int s)
 /* lossy: which directed links lose: [leaf][spine][0] leaf->spine,
  * [1] spine->leaf. */
 static int lossy[3][2][2];
+/* slow: the same for links that carry their flows at a fifth of the rate
+ * (a port negotiated down, a policer). */
+static int slow[3][2][2];
 
 /* build: every ordered pair's STREAMS flows, spread over the spines by a
  * fixed hash, each losing 1000 retransmits per GB if its path crosses a
@@ -80,7 +83,7 @@ build(void)
 			for (k = 0; a != b && k < STREAMS; k++) {
 				struct mflow *f = &flows[nflows++];
 				int s = (a * 7 + b * 3 + k) & 1;
-				int la = rack[a], lb = rack[b], bad = 0;
+				int la = rack[a], lb = rack[b], bad = 0, sl = 0;
 
 				memset(f, 0, sizeof(*f));
 				f->src = a;
@@ -97,7 +100,10 @@ build(void)
 					f->hop[2] = leaf_end(lb, s);
 					f->nhops = 3;
 					bad = lossy[la][s][0] || lossy[lb][s][1];
+					sl = slow[la][s][0] || slow[lb][s][1];
 				}
+				f->dir_flows = STREAMS;
+				f->bps = sl ? 5e7 : 2.5e8;
 				f->lost = bad ? 100 : 0;
 				rpg[a * N + b] += f->lost;
 				bytes_dir[a * N + b] += f->bytes;
@@ -116,6 +122,7 @@ healthy(void)
 	prof.min_pct = 70;
 	prof.max_rpg = 300;
 	memset(lossy, 0, sizeof(lossy));
+	memset(slow, 0, sizeof(slow));
 }
 
 /* run: the error findings as "kind|ends|direction" lines, sorted. */
@@ -308,7 +315,31 @@ test_two_racks_twins(void **state)
 	cJSON_Delete(out);
 }
 
+/* A link at a fifth of the rate: one slow_link, both ways, and its
+ * pairs are not each slow (their cells below the floor). */
+static void
+test_slow_link(void **state)
+{
+	int i;
+	char *got;
+	int errors;
+
+	(void)state;
+	healthy();
+	slow[0][0][0] = slow[0][0][1] = 1;	/* l1-s1 */
+	build();
+	for (i = 0; i < N * N; i++)
+		if (i / N != i % N && rack[i / N] != rack[i % N] &&
+		    (rack[i / N] == 0 || rack[i % N] == 0))
+			bw[i] = 0.6;	/* half its flows slow: under 0.7 */
+	got = run(true, &errors);
+	assert_string_equal(got, "slow_link|10.0.200.0,10.0.200.1,|both");
+	assert_int_equal(errors, 1);
+	free(got);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_slow_link),
     cmocka_unit_test(test_two_racks_twins),
     cmocka_unit_test(test_link_both_ways),
     cmocka_unit_test(test_link_one_way),
