@@ -202,7 +202,9 @@ judge_loss(const struct fctx *c, const struct mflow *f)
 {
 	double gb = f->bytes / 1e9, lim = c->p->max_rpg;
 
-	if (f->bytes <= 0 || c->expl[f->src * c->n + f->dst])
+	/* A load's flows congest its links on purpose: their losses are
+	 * the load's (the oversubscription findings judge them). */
+	if (f->load || f->bytes <= 0 || c->expl[f->src * c->n + f->dst])
 		return -1;
 	if (f->lost / gb > lim && f->lost >= 3)
 		return 1;

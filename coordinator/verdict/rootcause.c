@@ -193,9 +193,9 @@ mtu_measured(const struct fctx *c, int i, int j)
 {
 	const struct mview *v = c->v;
 
-	/* A direction explained already (it passes nothing) has no MTU. */
+	/* A direction that passes nothing has no MTU of its own. */
 	return v->mtu_path && isfinite(AT(v->mtu_path, i, j)) &&
-	    !AT(c->expl, i, j);
+	    AT(v->mtu_path, i, j) > 0;
 }
 
 static bool
@@ -292,10 +292,11 @@ ports_measured(const struct fctx *c, int i, int j)
 {
 	const struct mview *v = c->v;
 
-	/* A direction that passes nothing (explained) has no filter of its
-	 * own to show. */
+	/* A direction that passes nothing has no filter of its own to
+	 * show: every port looks filtered there. */
 	return v->ports_bad && AT(v->ports_bad, i, j) >= 0 &&
-	    !AT(c->expl, i, j);
+	    !(v->mtu_path && isfinite(AT(v->mtu_path, i, j)) &&
+	    AT(v->mtu_path, i, j) <= 0);
 }
 
 static bool
