@@ -90,6 +90,15 @@ auth_key_load(const char *path, struct auth_key *k, char *err)
 		close(fd);
 		return -1;
 	}
+	/* A key another user owns is a key that user can replace (and
+	 * with it every agent's trust): only ours or root's. */
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, CF_ERRLEN, "%s: key file is owned by uid %u, not "
+		    "by this user (uid %u) or root; chown it", path,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+		close(fd);
+		return -1;
+	}
 	/* A key others can read is a key others have. */
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		snprintf(err, CF_ERRLEN, "%s: key file is accessible by group "

@@ -9,6 +9,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,7 +390,7 @@ stream_udp_rx(void *arg)
 			break;
 		}
 		if (n < TPUTREQ_UDP_HDR || get32(buf) != UDP_MAGIC ||
-		    memcmp(buf + 24, t->spec.token, 8) != 0)
+		    CRYPTO_memcmp(buf + 24, t->spec.token, 8) != 0)
 			continue;	/* not this test's: ignored */
 		idx = get32(buf + 4);
 		flags = get32(buf + 32);

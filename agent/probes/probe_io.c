@@ -10,6 +10,7 @@
 #include "mtusearch.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -88,7 +89,7 @@ probe_hdr_get(const uint8_t *b, size_t n, const struct probe *p,
 	memcpy(&f, b + 4, 4);
 	memcpy(&hi, b + 8, 4);
 	memcpy(&lo, b + 12, 4);
-	if (ntohl(m) != PROBE_MAGIC || memcmp(b + 16, p->token, 8) != 0)
+	if (ntohl(m) != PROBE_MAGIC || CRYPTO_memcmp(b + 16, p->token, 8) != 0)
 		return -1;
 	*flags = ntohl(f);
 	*seq = (uint64_t)ntohl(hi) << 32 | ntohl(lo);
@@ -208,7 +209,7 @@ probe_tcp_echo(void *arg)
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (read_full(c, hdr, sizeof(hdr), p, probe_now() + 2) == -1 ||
 		    memcmp(hdr, "CFPROBE1", 8) != 0 ||
-		    memcmp(hdr + 8, p->token, PROBE_TOKEN_LEN) != 0) {
+		    CRYPTO_memcmp(hdr + 8, p->token, PROBE_TOKEN_LEN) != 0) {
 			close(c);
 			continue;
 		}

@@ -91,6 +91,15 @@ test_load_permissions(void **state)
 	assert_int_equal(auth_key_load(path, &k, err), -1);
 	write_file(path, hex, 0602);
 	assert_int_equal(auth_key_load(path, &k, err), -1);
+	/* Owned by another user: refused, even at mode 600 (as root the
+	 * test can give it away; as a user it cannot, and skips this). */
+	write_file(path, hex, 0600);
+	if (geteuid() == 0 && chown(path, 65534, 65534) == 0) {
+		assert_int_equal(auth_key_load(path, &k, err), -1);
+		assert_non_null(strstr(err, "owned by uid 65534"));
+		assert_int_equal(chown(path, 0, 0), 0);
+		assert_int_equal(auth_key_load(path, &k, err), 0);
+	}
 	write_file(path, "0011", 0600);
 	assert_int_equal(auth_key_load(path, &k, err), -1);
 	assert_non_null(strstr(err, "at least 32"));
