@@ -561,13 +561,37 @@ complete(const struct mview *v, int i)
 	return f->nhops == longest;
 }
 
-/* mark_explained: a direction whose every lossy flow a named link
- * explains is explained (a flow with an incomplete trace, that a named
- * link does not explain, neither counts for nor against); a pair both of
- * whose directions are is done. */
-static void
-mark_explained(struct fctx *c, const struct lflow *lf, int nf)
+/* residual_ok: what the flows of direction i -> j that no named link
+ * explains lost, over all its flows' bytes, is within the loss limit: a
+ * flow or two an untraced hiccup hit are not a pair fault beside the link
+ * that explains the rest. */
+static bool
+residual_ok(const struct lpass *ps, const struct lflow *lf, int i, int j)
 {
+	const struct mview *v = ps->c->v;
+	double lost = 0, bytes = 0;
+	int k;
+
+	if (ps->rate)
+		return false;
+	for (k = 0; k < v->nflows; k++)
+		if (v->flows[k].src == i && v->flows[k].dst == j) {
+			bytes += v->flows[k].bytes;
+			if (lf[k].state != 2)
+				lost += v->flows[k].lost;
+		}
+	return bytes > 0 && lost / (bytes / 1e9) <= ps->c->p->max_rpg;
+}
+
+/* mark_explained: a direction whose every bad flow a named link explains
+ * (a flow with an incomplete trace, that a named link does not explain,
+ * neither counts for nor against; nor, for loss, what stays within the
+ * limit once the explained flows are taken out) is explained; a pair both
+ * of whose directions are is done. */
+static void
+mark_explained(const struct lpass *ps, const struct lflow *lf, int nf)
+{
+	struct fctx *c = ps->c;
 	const struct mview *v = c->v;
 	int *cnt = calloc((size_t)(c->n * c->n) * 2, sizeof(int));
 	int i, j, n = c->n;
@@ -578,6 +602,11 @@ mark_explained(struct fctx *c, const struct lflow *lf, int nf)
 		if (lf[i].state == 2 || (lf[i].state == 1 && complete(v, i)))
 			cnt[(lf[i].state == 2 ? 0 : n * n) + v->flows[i].src * n +
 			    v->flows[i].dst]++;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (cnt[i * n + j] && cnt[n * n + i * n + j] &&
+			    residual_ok(ps, lf, i, j))
+				cnt[n * n + i * n + j] = 0;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
 			if (cnt[i * n + j] && !cnt[n * n + i * n + j]) {
@@ -593,8 +622,6 @@ mark_explained(struct fctx *c, const struct lflow *lf, int nf)
 	free(cnt);
 }
 
-/* name_links: the findings of the localizer's blames: a link named in
- * both directions is one finding; twins are named in a fixed order. */
 /* cover: link l (and its other way) is named: the rate pass leaves it. */
 static void
 cover(struct lpass *ps, const struct ltab *t, int l)
@@ -699,7 +726,7 @@ run_pass(struct lpass *ps)
 	 * the clean flows the other way; name_links joins the two ways. */
 	nb = localize_links(fl, m, t.n, named, LINKS_NAMED, &unexpl);
 	name_links(ps, &t, lf, named, nb);
-	mark_explained(c, lf, v->nflows);
+	mark_explained(ps, lf, v->nflows);
 out:
 	free(t.key);
 	free(lf);

@@ -238,6 +238,36 @@ test_holes(void **state)
 	free(got);
 }
 
+/* A direction most of whose loss the link explains keeps no pair
+ * finding for a flow elsewhere that lost a little: what the link does not
+ * explain is within the limit over the direction's bytes. */
+static void
+test_residual(void **state)
+{
+	int i, k, d = -1, errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	lossy[0][0][0] = lossy[0][0][1] = 1;
+	build();
+	for (i = 0; i < nflows && d < 0; i++)
+		for (k = 0; flows[i].lost > 0 && k < nflows; k++)
+			if (flows[k].src == flows[i].src && flows[k].dst ==
+			    flows[i].dst && flows[k].lost == 0) {
+				d = k;
+				break;
+			}
+	assert_true(d >= 0);
+	flows[d].lost = 60;	/* 600 per GB alone, 150 over its way */
+	rpg[flows[d].src * N + flows[d].dst] += 60 /
+	    (bytes_dir[flows[d].src * N + flows[d].dst] / 1e9);
+	got = run(true, &errors);
+	assert_string_equal(got, "lossy_link|10.0.200.0,10.0.200.1,|both");
+	assert_int_equal(errors, 1);
+	free(got);
+}
+
 /* Without traces nothing names a link: the loss stays pair (or host)
  * findings, as before. */
 static void
@@ -345,5 +375,6 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_link_one_way),
     cmocka_unit_test(test_two_links),
     cmocka_unit_test(test_holes),
+    cmocka_unit_test(test_residual),
     cmocka_unit_test(test_untraced),
     cmocka_unit_test(test_one_flow_noise))
