@@ -58,7 +58,8 @@ UNIT_TESTS := test_json test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tputstat test_tputreq test_histogram \
 	test_mtusearch test_sched test_findings test_matrix_load test_netlink \
 	test_topology test_ceph test_analyzer test_plan test_child \
-	test_rootcause test_localize test_text test_links test_trace
+	test_rootcause test_localize test_text test_links test_trace test_watch \
+	test_store test_pinglist test_ovs
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
@@ -66,18 +67,26 @@ $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 $(BUILD)/tests/test_sched: $(BUILD)/coordinator/matrix/sched.o
 $(BUILD)/tests/test_localize: $(BUILD)/coordinator/verdict/localize.o
+$(BUILD)/tests/test_watch: $(BUILD)/coordinator/watch/watch_decode.o
+$(BUILD)/tests/test_store: $(BUILD)/coordinator/store/store.o
+$(BUILD)/tests/test_pinglist: $(BUILD)/agent/monitor/pinglist.o \
+	$(BUILD)/agent/monitor/http.o $(BUILD)/agent/monitor/buckets.o
 VERDICT_OBJ := $(BUILD)/coordinator/verdict/findings.o \
 	$(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
 	$(BUILD)/coordinator/verdict/links.o $(BUILD)/coordinator/verdict/localize.o \
-	$(BUILD)/coordinator/verdict/profile.o
+	$(BUILD)/coordinator/verdict/links_mtu.o $(BUILD)/coordinator/verdict/profile.o
 $(BUILD)/tests/test_rootcause: $(VERDICT_OBJ)
 $(BUILD)/tests/test_links: $(VERDICT_OBJ)
 $(BUILD)/tests/test_trace: $(BUILD)/agent/probes/trace.o $(BUILD)/agent/probes/trace_egress.o \
+	$(BUILD)/agent/probes/trace_mtu.o \
 	$(BUILD)/agent/probes/route.o
 $(BUILD)/tests/test_findings: $(VERDICT_OBJ)
 $(BUILD)/tests/test_netlink: $(BUILD)/agent/facts/netlink.o \
-	$(BUILD)/coordinator/facts/topology.o $(BUILD)/coordinator/verdict/finding.o
-$(BUILD)/tests/test_topology: $(BUILD)/coordinator/facts/topology.o \
+	$(BUILD)/coordinator/facts/topology.o $(BUILD)/coordinator/facts/topology_bonds.o $(BUILD)/coordinator/verdict/finding.o
+$(BUILD)/tests/test_ovs: $(BUILD)/agent/facts/ovs.o \
+	$(BUILD)/coordinator/facts/topology.o $(BUILD)/coordinator/facts/topology_bonds.o $(BUILD)/coordinator/verdict/finding.o \
+	$(BUILD)/coordinator/core/inventory.o
+$(BUILD)/tests/test_topology: $(BUILD)/coordinator/facts/topology.o $(BUILD)/coordinator/facts/topology_bonds.o \
 	$(BUILD)/coordinator/verdict/finding.o \
 	$(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_analyzer: $(BUILD)/agent/capture/analyzer.o
@@ -150,25 +159,41 @@ integration: all
 
 # libFuzzer harnesses need clang.
 FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config fuzz_analyzer fuzz_ceph \
-	fuzz_topology fuzz_profile fuzz_bodies fuzz_paths
+	fuzz_topology fuzz_profile fuzz_bodies fuzz_paths fuzz_results fuzz_report \
+	fuzz_http
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
+FUZZ_COMMON := -g -O1 -std=gnu11 -D_GNU_SOURCE \
 	-Iinclude -Icoordinator -Iagent \
 	-DCF_VERSION='"$(VERSION)"' \
 	$(shell pkg-config --cflags $(PKG_LIBS)) $(EV_CFLAGS)
+FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)
 FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer.c \
-	coordinator/ceph/ceph.c coordinator/ceph/ceph_state.c coordinator/facts/topology.c coordinator/verdict/findings.c \
+	coordinator/ceph/ceph.c coordinator/ceph/ceph_state.c coordinator/facts/topology.c coordinator/facts/topology_bonds.c coordinator/verdict/findings.c \
 	coordinator/verdict/finding.c coordinator/verdict/rootcause.c \
 	coordinator/verdict/links.c coordinator/probes/pair_path.c agent/probes/trace.c \
 	agent/probes/trace_egress.c \
 	coordinator/verdict/localize.c coordinator/verdict/profile.c \
 	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_mesh.c agent/probes/route.c \
-	agent/engine/engine_limits.c tests/fuzz/stubs.c
-build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(FUZZ_EXTRA)
+	agent/engine/engine_limits.c coordinator/probes/pair_result.c \
+	coordinator/core/out.c agent/probes/trace_mtu.c agent/probes/probe_mtu.c \
+	coordinator/verdict/links_mtu.c coordinator/report/report_flows.c \
+	coordinator/store/store.c coordinator/watch/watch_decode.c \
+	coordinator/report/report.c coordinator/matrix/matrix_load.c \
+	agent/monitor/pinglist.c agent/monitor/http.c \
+	tests/fuzz/stubs.c
+# The sources every harness shares are compiled once (instrumented for
+# the fuzzer, not linked with its main), each harness links them.
+FUZZ_OBJS := $(patsubst %.c,build/fuzz/obj/%.o,$(PROTO_SRC) $(FUZZ_EXTRA))
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer-no-link,address,undefined $(FUZZ_COMMON) \
+		-MMD -MP -c -o $@ $<
+-include $(FUZZ_OBJS:.o=.d)
+.SECONDARY: $(FUZZ_OBJS)
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@mkdir -p build/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(FUZZ_EXTRA) \
-		$(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 # Unit tests under valgrind: any error, or a definite leak, fails.
 valgrind: $(UNIT_BINS)
 	@pass=0; for t in $(UNIT_TESTS); do \
@@ -200,6 +225,15 @@ install: all
 	test -e $(DESTDIR)/etc/cephfab/agent.conf || \
 		install -m 0644 configs/agent.conf \
 		$(DESTDIR)/etc/cephfab/agent.conf
+	@# The agent's own user (the unit runs it as cephfab), on a real
+	@# install only: a package makes it in its maintainer scripts.
+	if [ -z "$(DESTDIR)" ] && ! getent passwd cephfab >/dev/null; then \
+		useradd --system --no-create-home --home-dir /nonexistent \
+		    --shell /usr/sbin/nologin cephfab; fi
+	@# state_dir: the monitor's pinglist (systemd's StateDirectory makes
+	@# it too; this is for agents started otherwise).
+	install -d -m 0700 $(DESTDIR)/var/lib/cephfab
+	if [ -z "$(DESTDIR)" ]; then chown cephfab:cephfab /var/lib/cephfab; fi
 
 clean:
 	rm -rf build cephfab cephfab-agent

@@ -1,6 +1,8 @@
 /* agent: listener, sessions and STATUS, see agent.h. */
 #include "agent.h"
+#include "child.h"
 #include "facts/ifaddrs.h"
+#include "facts/ovs.h"
 #include "log.h"
 #include "msg.h"
 
@@ -42,11 +44,11 @@ agent_admit(struct conn *c, char *msg)
 }
 
 static void
-agent_hello_fill(struct conn *c, cJSON *hello)
+agent_auth_fill(struct conn *c, cJSON *auth)
 {
 	struct agent_peer *p = c->udata;
 
-	cJSON_AddNumberToObject(hello, "uptime", agent_uptime(p->agent));
+	cJSON_AddNumberToObject(auth, "uptime", agent_uptime(p->agent));
 }
 
 static void
@@ -108,7 +110,12 @@ agent_status(struct agent *a, struct conn *c)
 	cJSON_AddNumberToObject(r, "sessions", a->nsessions);
 	cJSON_AddNumberToObject(r, "conns", a->nconns);
 	cJSON_AddNumberToObject(r, "refused", (double)a->refused);
+	cJSON_AddNumberToObject(r, "evicted", (double)a->evicted);
 	cJSON_AddBoolToObject(r, "busy", engine_busy(&a->engine));
+	/* Where test traffic may go: "networks" (the Ceph networks or
+	 * allow_targets), or "host_subnets" (nothing configured). */
+	cJSON_AddStringToObject(r, "targets", config_targets_open(a->cfg) ?
+	    "host_subnets" : "networks");
 	/* Descriptors and threads in use: tests prove with these that
 	 * nothing outlives a throughput test. */
 	cJSON_AddNumberToObject(r, "fds", agent_count_fds());
@@ -149,6 +156,7 @@ ON_MODULE(on_test, engine, engine_message)
 ON_MODULE(on_probe, probes, probes_message)
 ON_MODULE(on_facts, facts, facts_message)
 ON_MODULE(on_watch, watches, watches_message)
+ON_MODULE(on_monitor, monitor, monitor_message)
 
 /* Which module serves which request: HELLO, AUTH and BYE are the
  * connection's (proto/conn.c); a type without an entry, and every reply,
@@ -164,6 +172,7 @@ static msg_handler *const handlers[MSG_TYPE_MAX] = {
 	[MSG_PROBE_CLOSE] = on_probe,
 	[MSG_FACTS] = on_facts,
 	[MSG_WATCH] = on_watch,
+	[MSG_MONITOR] = on_monitor,
 };
 
 static void
@@ -206,6 +215,42 @@ agent_closed(struct conn *c, enum conn_reason r, const char *detail)
 		ev_io_start(a->loop, &a->accept_w);
 }
 
+/* agent_make_room: whether a connection from src may be accepted, making
+ * room for it. Strangers are cheap to be and free to connect, so their
+ * handshakes are bounded twice: max_unauth_per_source from one address
+ * (a Ceph client's socket leak, a scanner), and max_conns less
+ * max_sessions in all, the rest being kept for coordinators that prove
+ * the key. Past either bound the oldest unauthenticated connection (of
+ * that address, or of all) is closed: a flood pushes out its own
+ * connections, not a coordinator's. Authenticated ones are never closed
+ * for room; only when they fill max_conns is a newcomer refused. */
+static int
+agent_make_room(struct agent *a, const struct netaddr *src)
+{
+	unsigned budget = a->cfg->max_conns > a->cfg->max_sessions ?
+	    a->cfg->max_conns - a->cfg->max_sessions : 1, unauth = 0, mine = 0;
+	struct agent_peer *p, *oldest = NULL, *oldest_mine = NULL, *victim;
+
+	TAILQ_FOREACH(p, &a->peers, entry) {
+		if (p->authed)
+			continue;
+		unauth++;
+		if (oldest == NULL)
+			oldest = p;
+		if (netaddr_equal(&p->src, src) && mine++ == 0)
+			oldest_mine = p;
+	}
+	victim = mine >= a->cfg->max_unauth_per_source ? oldest_mine :
+	    unauth >= budget || a->nconns >= a->cfg->max_conns ? oldest : NULL;
+	if (victim != NULL) {
+		a->evicted++;
+		/* Closing calls agent_closed, which frees victim. */
+		conn_close(victim->conn, CONN_R_OK, "closed to make room for "
+		    "a newer connection (unauthenticated)");
+	}
+	return a->nconns < a->cfg->max_conns ? 0 : -1;
+}
+
 static void
 agent_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -218,7 +263,7 @@ agent_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	uint16_t port = 0;
 	int fd, i;
 	static const struct conn_ops agent_ops = { .admit = agent_admit,
-	    .hello_fill = agent_hello_fill, .established = agent_established,
+	    .auth_fill = agent_auth_fill, .established = agent_established,
 	    .message = agent_message, .closed = agent_closed };
 
 	(void)revents;
@@ -248,7 +293,7 @@ agent_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			netaddr_endpoint_str(&na, port, peer, sizeof(peer));
 		else
 			snprintf(peer, sizeof(peer), "?");
-		if (a->nconns >= a->cfg->max_conns) {
+		if (agent_make_room(a, &na) == -1) {
 			a->refused++;
 			log_debug("%s: refused: %u connections open "
 			    "(max_conns)", peer, a->nconns);
@@ -261,6 +306,7 @@ agent_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			continue;
 		}
 		p->agent = a;
+		p->src = na;
 		TAILQ_INSERT_TAIL(&a->peers, p, entry);
 		a->nconns++;
 		p->conn = conn_accept(&a->ctx, fd, peer, &agent_ops, p);
@@ -292,10 +338,14 @@ agent_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 
 	(void)revents;
 	log_info("signal %d: shutting down", w->signum);
+	/* A facts job may be waiting for a vtysh that hangs: end it now,
+	 * not at its deadline, so that facts_fini's join is prompt. */
+	child_kill_all();
 	engine_fini(&a->engine);
 	probes_fini(&a->probes);
 	facts_fini(&a->facts);
 	watches_fini(&a->watches);
+	monitor_fini(&a->monitor);
 	ev_io_stop(loop, &a->accept_w);
 	ev_timer_stop(loop, &a->accept_pause);
 	if (a->lfd != -1) {
@@ -368,7 +418,12 @@ agent_init(struct agent *a, struct ev_loop *loop,
 	engine_init(&a->engine, loop, cfg, a->hostname);
 	probes_init(&a->probes, loop, cfg);
 	facts_init(&a->facts, loop, cfg);
+	/* The spread of a test over OVS bond members needs the map before
+	 * any facts request: learn it now, off the loop. */
+	ovs_map_refresh_async(cfg);
 	watches_init(&a->watches, loop, cfg);
+	if (monitor_init(&a->monitor, loop, cfg, a->hostname, err) == -1)
+		return -1;
 	a->ctx.hostname = a->hostname;
 	a->ctx.auth_timeout = cfg->auth_timeout;
 	a->ctx.idle_timeout = cfg->idle_timeout;
@@ -406,6 +461,7 @@ agent_fini(struct agent *a)
 		probes_fini(&a->probes);
 	facts_fini(&a->facts);
 	watches_fini(&a->watches);
+	monitor_fini(&a->monitor);
 	TAILQ_FOREACH_SAFE(p, &a->peers, entry, tmp)
 		conn_close(p->conn, CONN_R_OK, "agent shutting down");
 	if (a->lfd != -1) {

@@ -19,12 +19,14 @@
 #include "facts/facts.h"
 #include "capture/watch.h"
 #include "probes/probe.h"
+#include "monitor/monitor.h"
 
 struct agent_peer {
 	TAILQ_ENTRY(agent_peer) entry;
 	struct agent *agent;
 	struct conn *conn;
 	int authed;
+	struct netaddr src;		/* the peer's address, for its budget */
 };
 
 struct agent {
@@ -39,6 +41,7 @@ struct agent {
 	TAILQ_HEAD(, agent_peer) peers;
 	unsigned nconns, nsessions;
 	uint64_t refused;
+	uint64_t evicted;		/* unauthenticated, closed for room */
 	struct timespec started;	/* CLOCK_MONOTONIC */
 	char hostname[256];
 	char bound[NETADDR_STRLEN];
@@ -46,6 +49,7 @@ struct agent {
 	struct probes probes;
 	struct facts_ctx facts;
 	struct watches watches;
+	struct monitor monitor;
 };
 
 /* agent_init copies the key, binds the listener and sets up signal

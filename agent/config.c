@@ -18,40 +18,73 @@ config_defaults(struct agent_config *cfg)
 	    AGENT_KEY_DEFAULT);
 	cfg->max_sessions = 8;
 	cfg->max_conns = 256;
+	cfg->max_unauth_per_source = 16;
 	cfg->auth_timeout = 5.0;
 	cfg->idle_timeout = 60.0;
 	cfg->max_streams = 128;
 	cfg->max_tests = 16;
 	snprintf(cfg->vtysh, sizeof(cfg->vtysh), "/usr/bin/vtysh");
+	snprintf(cfg->ovs_appctl, sizeof(cfg->ovs_appctl),
+	    "/usr/bin/ovs-appctl");
+	snprintf(cfg->ovs_rundir, sizeof(cfg->ovs_rundir), "/run/openvswitch");
 	cfg->max_duration = 300;
 	cfg->max_rate = 0;
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s",
+	    STATE_DIR_DEFAULT);
+	cfg->metrics_port = METRICS_PORT_DEFAULT;
+	cfg->monitor_max_pps = 10000;
 }
 
-int
-config_set_listen(struct agent_config *cfg, const char *val, char *err)
+/* endpoint: "ADDR:PORT", "ADDR" (*port unchanged), "[V6]:PORT" or
+ * ":PORT" (every address: family 0); -1 when it is none of them. */
+static int
+endpoint(const char *val, struct netaddr *a, uint16_t *port)
 {
-	struct netaddr a;
-	uint16_t port = cfg->port;
-
+	memset(a, 0, sizeof(*a));
 	if (val[0] == ':') {
 		char *end;
 		unsigned long v = strtoul(val + 1, &end, 10);
 
 		if (val[1] == '\0' || *end != '\0' || v == 0 || v > 65535)
-			goto bad;
-		memset(&cfg->listen, 0, sizeof(cfg->listen));
-		cfg->port = (uint16_t)v;
+			return -1;
+		*port = (uint16_t)v;
 		return 0;
 	}
-	if (netaddr_parse_endpoint(val, &a, &port) == -1)
-		goto bad;
-	cfg->listen = a;
-	cfg->port = port;
+	return netaddr_parse_endpoint(val, a, port);
+}
+
+int
+config_set_listen(struct agent_config *cfg, const char *val, char *err)
+{
+	if (endpoint(val, &cfg->listen, &cfg->port) == -1) {
+		snprintf(err, CF_ERRLEN, "listen: '%s' is not ADDR:PORT, ADDR "
+		    "or :PORT", val);
+		return -1;
+	}
 	return 0;
-bad:
-	snprintf(err, CF_ERRLEN, "listen: '%s' is not ADDR:PORT, ADDR or "
-	    ":PORT", val);
-	return -1;
+}
+
+/* config_metrics parses metrics_listen: "ADDR:PORT", "ADDR" (port 7471),
+ * ":PORT" (every address), or "off". */
+static int
+config_metrics(struct agent_config *cfg, const char *val, char *err)
+{
+	struct netaddr a;
+	uint16_t port = METRICS_PORT_DEFAULT;
+
+	if (strcmp(val, "off") == 0) {
+		cfg->metrics_on = false;
+		return 0;
+	}
+	if (endpoint(val, &a, &port) == -1) {
+		snprintf(err, CF_ERRLEN, "metrics_listen: '%s' is not "
+		    "ADDR:PORT, ADDR, :PORT or off", val);
+		return -1;
+	}
+	cfg->metrics_on = true;
+	cfg->metrics_addr = a;
+	cfg->metrics_port = port;
+	return 0;
 }
 
 static int
@@ -136,11 +169,13 @@ static const struct config_num {
 	{ key, min, max, secs, offsetof(struct agent_config, field) }
 	CN("max_sessions", 1, 1024, false, max_sessions),
 	CN("max_conns", 1, 65536, false, max_conns),
+	CN("max_unauth_per_source", 1, 65536, false, max_unauth_per_source),
 	CN("auth_timeout", 0.1, 60, true, auth_timeout),
 	CN("idle_timeout", 1, 86400, true, idle_timeout),
 	CN("max_tests", 1, 256, false, max_tests),
 	CN("max_streams", 1, 1024, false, max_streams),
 	CN("max_duration", 1, 86400, true, max_duration),
+	CN("monitor_max_pps", 1, 1000000, false, monitor_max_pps),
 #undef CN
 	{ NULL, 0, 0, false, 0 }
 };
@@ -184,6 +219,19 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 		snprintf(cfg->vtysh, sizeof(cfg->vtysh), "%s", val);
 		return 0;
 	}
+	if (strcmp(key, "ovs_appctl") == 0 || strcmp(key, "ovs_rundir") == 0) {
+		char *dst = key[4] == 'a' ? cfg->ovs_appctl : cfg->ovs_rundir;
+
+		/* Both go into a child's argv: an absolute path, no more. */
+		if (strlen(val) >= sizeof(cfg->ovs_appctl) || (val[0] &&
+		    val[0] != '/')) {
+			snprintf(err, CF_ERRLEN, "%s: '%s' is not an absolute "
+			    "path (or empty for none)", key, val);
+			return -1;
+		}
+		snprintf(dst, sizeof(cfg->ovs_appctl), "%s", val);
+		return 0;
+	}
 	if (strcmp(key, "user") == 0) {
 		if (strlen(val) >= sizeof(cfg->user)) {
 			snprintf(err, CF_ERRLEN, "user: '%s' is too long", val);
@@ -220,6 +268,18 @@ config_pair_cb(void *udata, const char *key, const char *val, int line,
 	}
 	if (strcmp(key, "allow_targets") == 0)
 		return config_allow(cfg, val, err);
+	if (strcmp(key, "metrics_listen") == 0)
+		return config_metrics(cfg, val, err);
+	if (strcmp(key, "state_dir") == 0) {
+		if (val[0] != '/' || strlen(val) >= sizeof(cfg->state_dir) -
+		    32) {
+			snprintf(err, CF_ERRLEN, "state_dir: '%s' is not an "
+			    "absolute path", val);
+			return -1;
+		}
+		snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", val);
+		return 0;
+	}
 	if (strcmp(key, "public_network") == 0 ||
 	    strcmp(key, "cluster_network") == 0) {
 		struct netcidr *c = key[0] == 'p' ? &cfg->pubnet :
@@ -255,4 +315,10 @@ config_parse_buf(const char *name, const char *text, size_t len,
     struct agent_config *cfg, char *err)
 {
 	return ini_parse_buf(name, text, len, &config_handler, cfg, err);
+}
+
+bool
+config_targets_open(const struct agent_config *cfg)
+{
+	return cfg->nallow == 0 && !cfg->has_pubnet && !cfg->has_clusnet;
 }

@@ -21,6 +21,7 @@ struct agent_config {
 	char key_path[PATH_MAX];
 	unsigned max_sessions;		/* authenticated coordinators */
 	unsigned max_conns;		/* sockets of any kind */
+	unsigned max_unauth_per_source;	/* handshakes from one address */
 	double auth_timeout;
 	double idle_timeout;
 	/* Test limits, enforced whatever a coordinator asks. */
@@ -39,10 +40,25 @@ struct agent_config {
 	/* FRR, for the facts: vtysh's path ("" = none) and its -N. */
 	char vtysh[PATH_MAX];
 	char frr_pathspace[64];
+	/* Open vSwitch, for the facts and the spread of OVS bonds:
+	 * ovs-appctl's path and the directory of ovs-vswitchd's pid file
+	 * and control socket ("" = none). */
+	char ovs_appctl[PATH_MAX];
+	char ovs_rundir[PATH_MAX];
 	/* After the listener and the capture handles are open, run as
 	 * this user ("" = stay). */
 	char user[64];
+	/* Monitoring: where the pinglist is kept, and the Prometheus
+	 * endpoint (off unless metrics_listen is set). */
+	char state_dir[PATH_MAX];
+	bool metrics_on;
+	struct netaddr metrics_addr;	/* family 0: all IPv4 addresses */
+	uint16_t metrics_port;
+	unsigned monitor_max_pps;	/* probes per second, all peers */
 };
+
+#define METRICS_PORT_DEFAULT 7471
+#define STATE_DIR_DEFAULT "/var/lib/cephfab"
 
 void config_defaults(struct agent_config *cfg);
 /* config_load reads path into cfg (over the defaults already there).
@@ -52,5 +68,10 @@ int config_parse_buf(const char *name, const char *text, size_t len,
     struct agent_config *cfg, char *err);
 /* config_set_listen parses "ADDR:PORT", "ADDR", "[V6]:PORT" or ":PORT". */
 int config_set_listen(struct agent_config *cfg, const char *val, char *err);
+
+/* config_targets_open: nothing names where test traffic may go (no
+ * allow_targets, public_network or cluster_network): every subnet the
+ * host is on is allowed. */
+bool config_targets_open(const struct agent_config *cfg);
 
 #endif

@@ -33,8 +33,10 @@ drop_privileges(const char *user, char *err)
 		snprintf(err, CF_ERRLEN, "user = %s: no such user", user);
 		return -1;
 	}
-	if (setgroups(0, NULL) == -1 || setgid(pw->pw_gid) == -1 ||
-	    setuid(pw->pw_uid) == -1) {
+	/* The user's own groups, and only those: vtysh needs FRR's frrvty
+	 * group, root's groups go. */
+	if (initgroups(pw->pw_name, pw->pw_gid) == -1 ||
+	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1) {
 		snprintf(err, CF_ERRLEN, "user = %s: %s", user,
 		    strerror(errno));
 		return -1;
@@ -151,6 +153,15 @@ main(int argc, char **argv)
 	}
 	if (check) {
 		printf("%s: configuration OK\n", conf ? conf : "(defaults)");
+		if (config_targets_open(&cfg))
+			printf("warning: no public_network, cluster_network or "
+			    "allow_targets: a coordinator may send test traffic "
+			    "to every subnet this host is on (its management "
+			    "network and loopback included); set the Ceph "
+			    "networks in agent.conf\n");
+		if (cfg.max_rate == 0)
+			printf("warning: no max_rate: a coordinator may make "
+			    "this agent send as fast as its links go\n");
 		return 0;
 	}
 	if (!foreground) {

@@ -18,48 +18,72 @@
 /* The commands in the order 'cephfab --help' lists them. */
 static const struct command commands[] = {
 	{ "keygen", cmd_keygen, "keygen [-o FILE]   make a pre-shared key "
-	    "(stdout, or FILE with mode 0600)", false },
+	    "(stdout, or FILE with mode 0600)", false,
+	    "usage: cephfab keygen [-o FILE]\n"
+	    "  a new pre-shared key (256 bits, hex) on stdout, or in FILE made "
+	    "with mode 0600\n"
+	    "  (never over an existing file); every agent and coordinator of a "
+	    "cluster\n  shares it\n" },
 	{ "check", cmd_check, "check              validate the inventory "
-	    "without connecting", true },
+	    "without connecting", true,
+	    "usage: cephfab -i INV check [-v]\n"
+	    "  validate the inventory and the key file without connecting; -v "
+	    "prints the\n  inventory as understood\n"
+	    "exit: 0 valid, 2 an error (file and line named)\n" },
 	{ "hosts", cmd_hosts, "hosts [--facts]    connect to every agent and "
-	    "show its state", true },
+	    "show its state", true,
+	    "usage: cephfab -i INV hosts [--json] [--facts [--db F --run R]]\n"
+	    "  every agent at once: version, protocol, uptime, state (ok, "
+	    "unreachable,\n  auth_failed, version_mismatch, busy, error) and "
+	    "the host's addresses\n"
+	    "  --facts       also the topology facts: links, bonds, routes, "
+	    "FRR, findings\n"
+	    "  --db F --run R  store the facts with matrix run R\n"
+	    "exit: 0 every agent ok, 1 some not, 2 usage\n" },
 	{ "pair", cmd_pair, "pair A B [opts]    throughput test between two "
-	    "hosts (pair --help)", false },
+	    "hosts (pair --help)", false, NULL },
 	{ "latency", cmd_probe, "latency A B        round-trip times "
-	    "(latency --help)", false },
+	    "(latency --help)", false, NULL },
 	{ "mtu", cmd_probe, "mtu A B            configured vs path MTU, both "
-	    "ways", false },
+	    "ways", false, NULL },
 	{ "ports", cmd_probe, "ports A B          Ceph's ports: open, refused "
-	    "or filtered", false },
+	    "or filtered", false, NULL },
 	{ "reach", cmd_probe, "reach A B --from-net N --to-net M   "
-	    "cross-network reachability", false },
+	    "cross-network reachability", false, NULL },
 	{ "matrix", cmd_matrix, "matrix [opts]      every pair on both "
-	    "networks, findings, verdict (matrix --help)", false },
+	    "networks, findings, verdict (matrix --help)", false, NULL },
 	{ "mesh", cmd_mesh, "mesh [opts]        every pair's RTT at once, one "
-	    "runner per agent (mesh --help)", false },
+	    "runner per agent (mesh --help)", false, NULL },
 	{ "watch", cmd_watch, "watch [opts]       live capture of the real "
-	    "traffic per host pair (watch --help)", false },
+	    "traffic per host pair (watch --help)", false, NULL },
+	{ "monitor", cmd_monitor, "monitor start|stop|status  agents probe "
+	    "their peers on their own (monitor --help)", false, NULL },
 	{ "inventory", cmd_inventory, "inventory --from-ceph  an inventory "
-	    "from the live cluster (inventory --help)", false },
+	    "from the live cluster (inventory --help)", false, NULL },
 	{ "ceph-heartbeats", cmd_ceph_heartbeats, "ceph-heartbeats    Ceph's "
-	    "OSD heartbeat ping times per host pair", false },
+	    "OSD heartbeat ping times per host pair", false, NULL },
 	{ "plan", cmd_plan, "plan --cluster-network NEW  preflight and a "
-	    "staged cutover plan (plan --help)", false },
+	    "staged cutover plan (plan --help)", false, NULL },
 	{ "migrate", cmd_migrate, "migrate --plan F [--execute]  run a plan, "
-	    "gated and journaled (migrate --help)", false },
+	    "gated and journaled (migrate --help)", false, NULL },
 	{ "runs", cmd_runs, "runs [--db F]      the stored matrix runs",
-	    false },
+	    false, "usage: cephfab runs [--db FILE] [--json]\n"
+	    "  the matrix runs stored in FILE (default ./cephfab.db): id, "
+	    "start, verdict,\n  cells, inventory; 'cephfab report RUN' "
+	    "renders one again\n" },
 	{ "report", cmd_report, "report RUN [opts]  render a stored run again "
-	    "(same outputs as matrix)", false },
+	    "(same outputs as matrix)", false, NULL },
 	{ "compare", cmd_compare, "compare A B        two stored runs side by "
-	    "side (--db F)", false },
+	    "side (--db F)", false, NULL },
 	{ "version", cmd_version, "version            print the version",
-	    true },
+	    true, "usage: cephfab version [--json]\n"
+	    "  the coordinator's version and protocol version\n" },
 };
 
 static const struct option global_opts[] = {
 	OPT_ARG("inventory", 'i'), OPT_ARG("key", 'k'), OPT_FLAG("json", 'j'),
-	OPT_ARG("timeout", 't'), OPT_FLAG("verbose", 'v'),
+	OPT_ARG("timeout", 't'), OPT_ARG("connect-timeout", 'C'),
+	OPT_FLAG("verbose", 'v'),
 	OPT_FLAG("help", 'h'), OPT_FLAG("version", 'V'),
 	OPT_FLAG("facts", 'F'), OPT_ARG("db", 'D'), OPT_ARG("run", 'R'),
 	OPT_END
@@ -80,9 +104,13 @@ usage(FILE *f)
 	    "  -k, --key F        key file (overrides the inventory's "
 	    "'key')\n"
 	    "  -j, --json         JSON on stdout\n"
-	    "  -t, --timeout S    per-agent connect+handshake timeout "
-	    "(default: inventory's, 3)\n"
+	    "  --connect-timeout S  per-agent connect+handshake timeout "
+	    "(default: the\n                     inventory's, 3); after a "
+	    "command, -t is a test's duration\n"
 	    "  -v, --verbose      debug logging on stderr\n"
+	    "  -V, --version      print the version\n"
+	    "  -h, --help         this page; 'cephfab COMMAND --help' for "
+	    "each command's\n"
 	    "exit codes: 0 pass, 1 problems found, 2 usage or configuration "
 	    "error, 3 runtime failure\n");
 }
@@ -101,11 +129,18 @@ global_opt(struct gopts *g, int ch, bool after_cmd, int *rc)
 	case 'k': g->key = optarg; return 0;
 	case 'j': g->json = 1; return 0;
 	case 't':
+		/* Kept for scripts, but said: after the command word -t is
+		 * a test's duration, and one letter must not mean both. */
+		fprintf(stderr, "cephfab: warning: -t before the command is "
+		    "the connect timeout: say --connect-timeout (after the "
+		    "command, -t is a test's duration)\n");
+		/* FALLTHROUGH */
+	case 'C':
 		g->timeout = strtod(optarg, &end);
 		if (*optarg == '\0' || *end != '\0' ||
 		    !(g->timeout >= 0.1 && g->timeout <= 600)) {
-			fprintf(stderr, "cephfab: --timeout: '%s' is not a "
-			    "number of seconds in [0.1, 600]\n", optarg);
+			fprintf(stderr, "cephfab: --connect-timeout: '%s' is "
+			    "not a number of seconds in [0.1, 600]\n", optarg);
 			*rc = EXIT_USAGE;
 			return -1;
 		}
@@ -153,6 +188,57 @@ global_opt(struct gopts *g, int ch, bool after_cmd, int *rc)
 	return -1;
 }
 
+/* pluck_globals: the global options that stand after the command word
+ * (-i, -k, --connect-timeout, -v and their long names; "--" ends the
+ * search) applied and taken out of argv, so that every command takes
+ * them anywhere: "pair h1 h2 -i inv" as "-i inv pair h1 h2". pair's -i
+ * with a number is iperf3's interval, left for pair to explain. -1 on a
+ * bad value (printed), else 0. */
+static int
+pluck_globals(struct gopts *g, const char *cmd, int *argc, char **argv,
+    int *rc)
+{
+	static const struct { const char *s, *l; int ch, arg; } gl[] = {
+		{ "-i", "--inventory", 'i', 1 }, { "-k", "--key", 'k', 1 },
+		{ NULL, "--connect-timeout", 'C', 1 },
+		{ "-v", "--verbose", 'v', 0 },
+	};
+	int i = 1, j, k, take;
+
+	while (i < *argc && strcmp(argv[i], "--") != 0) {
+		const char *a = argv[i], *val = NULL;
+		size_t ll;
+
+		for (k = 0, take = 0; k < 4 && !take; k++) {
+			ll = strlen(gl[k].l);
+			if ((gl[k].s && strcmp(a, gl[k].s) == 0) ||
+			    strcmp(a, gl[k].l) == 0) {
+				take = 1 + gl[k].arg;
+				val = gl[k].arg ? argv[i + 1] : NULL;
+			} else if (gl[k].arg && strncmp(a, gl[k].l, ll) == 0 &&
+			    a[ll] == '=') {
+				take = 1;
+				val = a + ll + 1;
+			}
+			if (take)
+				break;
+		}
+		if (!take || (gl[k].arg && val == NULL) ||
+		    (gl[k].ch == 'i' && strcmp(cmd, "pair") == 0 &&
+		    strspn(val, "0123456789.") == strlen(val))) {
+			i++;
+			continue;
+		}
+		optarg = (char *)val;
+		if (global_opt(g, gl[k].ch, true, rc) != 0)
+			return -1;
+		for (j = i; j + take <= *argc; j++)
+			argv[j] = argv[j + take];
+		*argc -= take;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -163,7 +249,7 @@ main(int argc, char **argv)
 
 	memset(&g, 0, sizeof(g));
 	/* '+': stop at the command word so its own options stay its own. */
-	while ((ch = getopt_long(argc, argv, "+i:k:jt:vhV", global_opts,
+	while ((ch = getopt_long(argc, argv, "+i:k:jt:C:vhV", global_opts,
 	    NULL)) != -1)
 		if (global_opt(&g, ch, false, &rc) != 0)
 			return rc;
@@ -181,13 +267,24 @@ main(int argc, char **argv)
 		    "--help)\n", argv[optind]);
 		return EXIT_USAGE;
 	}
+	cli_command = c->name;
 	argc -= optind;
 	argv += optind;
+	if (pluck_globals(&g, c->name, &argc, argv, &rc) == -1)
+		return rc;
+	/* The commands that print no page of their own get theirs here. */
+	for (i = 1; c->page != NULL && i < (size_t)argc &&
+	    strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0) {
+			fputs(c->page, stdout);
+			return EXIT_PASS;
+		}
 	if (!c->global_opts)
 		return c->fn(&g, argc, argv);
 	/* Options may also follow the command word: "hosts --json". */
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+i:k:jt:v", global_opts,
+	while ((ch = getopt_long(argc, argv, "+i:k:jC:v", global_opts,
 	    NULL)) != -1)
 		if (global_opt(&g, ch, true, &rc) != 0)
 			return rc;

@@ -57,12 +57,16 @@ const char *conn_reason_name(enum conn_reason);
 struct conn;
 
 struct conn_ops {
-	/* Server only, optional: may refuse a HELLO (e.g. too many
+	/* Server only, optional: may refuse a peer (e.g. too many
 	 * sessions) by returning an ERROR code such as MSG_ERR_BUSY and
-	 * writing a message into msg. Return NULL to accept. */
+	 * writing a message into msg; asked at its HELLO and again once its
+	 * proof checks out, just before it becomes a session. Return NULL
+	 * to accept. */
 	const char *(*admit)(struct conn *, char *msg);
-	/* Optional: add fields to our HELLO (uptime, hostname). */
-	void (*hello_fill)(struct conn *, cJSON *hello);
+	/* Server only, optional: add fields to what a peer learns of us
+	 * once it has proven the key (the AUTH reply: uptime). Nothing but
+	 * the protocol version and a nonce goes to an unproven peer. */
+	void (*auth_fill)(struct conn *, cJSON *auth);
 	/* The handshake completed. */
 	void (*established)(struct conn *);
 	/* A verified message after authentication (not HELLO/AUTH). The body

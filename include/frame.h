@@ -16,12 +16,17 @@
 #define CF_FRAME_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define FRAME_MAGIC 0x43464142u	/* "CFAB" */
 #define FRAME_HDR_LEN 20
 #define FRAME_TAG_LEN 32
 #define FRAME_KEY_LEN 32
+/* Before authentication a peer may send only the handshake's types
+ * (HELLO, AUTH, ERROR, BYE), each of at most this many body bytes: a
+ * stranger cannot make us allocate a large body. */
+#define FRAME_PREAUTH_MAX 4096
 
 struct frame_hdr {
 	uint8_t version;
@@ -47,6 +52,9 @@ struct frame_rx {
 	struct frame_hdr h;
 	uint8_t *body;		/* h.len + 1 bytes, NUL-terminated */
 	uint8_t tag[FRAME_TAG_LEN];
+	bool preauth;		/* the peer has not proven the key yet:
+				   FRAME_PREAUTH_MAX applies (kept across
+				   frame_rx_reset) */
 };
 
 void frame_hdr_pack(const struct frame_hdr *h, uint8_t out[FRAME_HDR_LEN]);

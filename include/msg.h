@@ -13,7 +13,7 @@
 
 /* The protocol version carried in every frame header and in HELLO. Bump it on
  * any incompatible change to a message body. */
-#define CF_PROTO_VERSION 1
+#define CF_PROTO_VERSION 2
 
 /* Hard cap on any body, whatever the type's own limit says. */
 #define MSG_MAX_BODY (1024 * 1024)
@@ -42,6 +42,9 @@ enum msg_type {
 	/* Live capture (agent/watch.c). */
 	MSG_WATCH = 17,		/* request: net, filter, interval, duration */
 	MSG_WATCH_INTERVAL = 18,	/* agent -> coordinator: per-peer stats */
+	/* Monitoring (agent/monitor/): start with a pinglist, stop, status;
+	 * the reply is the status. */
+	MSG_MONITOR = 19,
 	MSG_TYPE_MAX
 };
 

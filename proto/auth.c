@@ -82,11 +82,16 @@ auth_key_load(const char *path, struct auth_key *k, char *err)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd == -1) {
-		snprintf(err, CF_ERRLEN, "%s: %s", path, strerror(errno));
+		/* Say that it is the key: a bare path and ENOENT leave a new
+		 * user guessing which file is meant. */
+		snprintf(err, CF_ERRLEN, "%s: cannot read the key file: %s%s",
+		    path, strerror(errno), errno == ENOENT ? " (make one with "
+		    "'cephfab keygen -o FILE')" : "");
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		snprintf(err, CF_ERRLEN, "%s: not a regular file", path);
+		snprintf(err, CF_ERRLEN, "%s: key file is not a regular file",
+		    path);
 		close(fd);
 		return -1;
 	}

@@ -96,6 +96,7 @@ conn_new(struct conn_ctx *ctx, int fd, enum conn_role role,
 	c->fd = fd;
 	TAILQ_INIT(&c->wq);
 	frame_rx_init(&c->rx);
+	c->rx.preauth = true;
 	/* Until the handshake derives session keys, frames carry a tag
 	 * under the public pre-auth key (see auth.h). */
 	memcpy(c->tx_key, auth_preauth_key, FRAME_KEY_LEN);

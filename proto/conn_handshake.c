@@ -28,13 +28,15 @@ conn_send_hello(struct conn *c)
 	for (i = 0; i < AUTH_NONCE_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", c->nonce_local[i]);
 	cJSON_AddNumberToObject(b, "proto", c->ctx->proto);
-	cJSON_AddStringToObject(b, "version", c->ctx->version);
 	cJSON_AddStringToObject(b, "role",
 	    c->role == CONN_CLIENT ? "coordinator" : "agent");
-	cJSON_AddStringToObject(b, "host", c->ctx->hostname);
 	cJSON_AddStringToObject(b, "nonce", hex);
-	if (c->ops && c->ops->hello_fill)
-		c->ops->hello_fill(c, b);
+	/* An agent answers anyone who connects: its name and version wait
+	 * for its AUTH reply, which only a peer holding the key gets. */
+	if (c->role == CONN_CLIENT) {
+		cJSON_AddStringToObject(b, "version", c->ctx->version);
+		cJSON_AddStringToObject(b, "host", c->ctx->hostname);
+	}
 	conn_queue(c, MSG_HELLO, c->role == CONN_SERVER ? MSG_F_REPLY : 0, b);
 	cJSON_Delete(b);
 }
@@ -59,6 +61,12 @@ conn_send_proof(struct conn *c, enum auth_label label)
 		return;
 	}
 	cJSON_AddStringToObject(b, "proof", hex);
+	if (c->role == CONN_SERVER) {
+		cJSON_AddStringToObject(b, "version", c->ctx->version);
+		cJSON_AddStringToObject(b, "host", c->ctx->hostname);
+		if (c->ops && c->ops->auth_fill)
+			c->ops->auth_fill(c, b);
+	}
 	conn_queue(c, MSG_AUTH, c->role == CONN_SERVER ? MSG_F_REPLY : 0, b);
 	cJSON_Delete(b);
 }
@@ -103,9 +111,23 @@ void
 conn_established(struct conn *c)
 {
 	conn_change_state(c, CONN_ESTABLISHED);
+	c->rx.preauth = false;
 	conn_set_timer(c, c->ctx->idle_timeout);
 	if (c->ops && c->ops->established)
 		c->ops->established(c);
+}
+
+/* conn_peer_identity: the peer's version and host name: a coordinator's
+ * from its HELLO, an agent's from its AUTH reply. */
+static int
+conn_peer_identity(struct conn *c, const cJSON *body, char *err)
+{
+	if (json_get_strcpy(body, "version", 1, c->peer_version,
+	    sizeof(c->peer_version), err) == -1 ||
+	    json_get_strcpy(body, "host", 0, c->peer_host,
+	    sizeof(c->peer_host), err) == -1)
+		return -1;
+	return 0;
 }
 
 void
@@ -130,10 +152,7 @@ conn_on_hello(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 	}
 	want_role = c->role == CONN_SERVER ? "coordinator" : "agent";
 	if (json_get_str(body, "role", 1, 32, &role, err) == -1 ||
-	    json_get_strcpy(body, "version", 1, c->peer_version,
-	    sizeof(c->peer_version), err) == -1 ||
-	    json_get_strcpy(body, "host", 0, c->peer_host,
-	    sizeof(c->peer_host), err) == -1 ||
+	    (c->role == CONN_SERVER && conn_peer_identity(c, body, err) == -1) ||
 	    json_get_hex(body, "nonce", c->nonce_peer, AUTH_NONCE_LEN,
 	    err) == -1) {
 		conn_fail(c, CONN_R_PROTO, MSG_ERR_PROTO, "HELLO: %s", err);
@@ -170,7 +189,8 @@ conn_on_hello(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 void
 conn_on_auth(struct conn *c, const cJSON *body)
 {
-	char err[CF_ERRLEN];
+	char err[CF_ERRLEN], msg[CF_ERRLEN];
+	const char *code;
 
 	if (c->role == CONN_SERVER) {
 		if (conn_check_proof(c, body, AUTH_PROOF_CLIENT, err) == -1) {
@@ -179,6 +199,14 @@ conn_on_auth(struct conn *c, const cJSON *body)
 			conn_fail(c, CONN_R_AUTH_FAILED, MSG_ERR_AUTH,
 			    "authentication failed: the coordinator's key "
 			    "does not match the agent's");
+			return;
+		}
+		/* Asked again: handshakes that passed HELLO together may
+		 * not all fit, and only an established session counts. */
+		if (c->ops && c->ops->admit &&
+		    (code = c->ops->admit(c, msg)) != NULL) {
+			conn_fail(c, strcmp(code, MSG_ERR_BUSY) == 0 ?
+			    CONN_R_BUSY : CONN_R_PEER_ERROR, code, "%s", msg);
 			return;
 		}
 		conn_send_proof(c, AUTH_PROOF_SERVER);
@@ -190,6 +218,10 @@ conn_on_auth(struct conn *c, const cJSON *body)
 		if (conn_check_proof(c, body, AUTH_PROOF_SERVER, err) == -1) {
 			conn_close(c, CONN_R_AUTH_FAILED, "the agent's proof "
 			    "does not match our key");
+			return;
+		}
+		if (conn_peer_identity(c, body, err) == -1) {
+			conn_close(c, CONN_R_PROTO, err);
 			return;
 		}
 		conn_derive_keys(c);

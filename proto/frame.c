@@ -139,8 +139,11 @@ frame_rx_init(struct frame_rx *rx)
 void
 frame_rx_reset(struct frame_rx *rx)
 {
+	bool pre = rx->preauth;
+
 	free(rx->body);
 	frame_rx_init(rx);
+	rx->preauth = pre;
 }
 
 void
@@ -177,6 +180,15 @@ frame_rx_feed(struct frame_rx *rx, const uint8_t *data, size_t len,
 				break;
 			/* Limits are checked here, before any allocation. */
 			if (frame_hdr_unpack(rx->hdr, &rx->h, err) == -1) {
+				*used = off;
+				return FRAME_ERR;
+			}
+			if (rx->preauth && (!msg_preauth(rx->h.type) ||
+			    rx->h.len > FRAME_PREAUTH_MAX)) {
+				snprintf(err, CF_ERRLEN, "%s of %u bytes before "
+				    "authentication (only the handshake's, of "
+				    "%d at most)", msg_name(rx->h.type),
+				    rx->h.len, FRAME_PREAUTH_MAX);
 				*used = off;
 				return FRAME_ERR;
 			}

@@ -32,6 +32,8 @@ static const struct {
 	[MSG_WATCH] = { "WATCH", 8192, 0 },
 	/* Up to 1,024 peers of counters. */
 	[MSG_WATCH_INTERVAL] = { "WATCH_INTERVAL", 1024 * 1024, 0 },
+	/* A pinglist of 4,096 peers with two addresses each. */
+	[MSG_MONITOR] = { "MONITOR", 1024 * 1024, 0 },
 };
 
 const char *

@@ -16,6 +16,8 @@ PKGS=(
 	chromium			# the HTML report in a real browser
 	tshark				# the capture analyzer's reference counts
 	ceph-mon ceph-osd ceph-mgr ceph-common	# the real Ceph lab
+	prometheus			# scrapes the agents' /metrics; promtool
+	openvswitch-switch		# the stacked-LACP lab's bonds (userspace)
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -44,9 +46,14 @@ install)
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || exit 3
 	# FRR's package starts its own daemons on some systems; the lab runs
 	# its own instances per namespace and needs none in the root one.
-	if command -v systemctl >/dev/null 2>&1 && systemctl is-active -q frr 2>/dev/null; then
-		systemctl stop frr >/dev/null 2>&1 || true
-	fi
+	# Prometheus's likewise: the monitoring test runs its own server in a
+	# lab namespace, and a packaged one would scrape this machine.
+	# Open vSwitch's too: the lab starts one per namespace, by hand.
+	for svc in frr prometheus openvswitch-switch; do
+		if command -v systemctl >/dev/null 2>&1 && systemctl is-active -q "$svc" 2>/dev/null; then
+			systemctl stop "$svc" >/dev/null 2>&1 || true
+		fi
+	done
 	exit 0 ;;
 *)
 	echo "usage: deps.sh check|install" >&2; exit 2 ;;

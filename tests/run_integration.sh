@@ -9,6 +9,11 @@ passed=0; failed=0; skipped=0
 if [ $# -gt 0 ]; then scenarios=("$@"); else
 	scenarios=("$top"/tests/integration/*.sh "$top"/tests/integration/last/*.sh)
 fi
+# What a lab left before this run began (a run killed by hand, another
+# run's lab) is not this run's: the last checks judge only what is new.
+CF_BEFORE=$( { ip netns list 2>/dev/null | awk '{print $1}'; ls /run/cephfab-lab 2>/dev/null;
+	ls /var/run/frr 2>/dev/null; } | tr '\n' ' ')
+export CF_BEFORE
 for s in "${scenarios[@]}"; do
 	name=$(basename "$s" .sh)
 	[ "$name" = lib ] && continue

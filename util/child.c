@@ -1,10 +1,12 @@
 /* child: a program with a deadline, see child.h. */
 #include "child.h"
+#include "clock.h"
 #include "json.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,20 +15,76 @@
 #include <time.h>
 #include <unistd.h>
 
-static double
-mono(void)
-{
-	struct timespec ts;
+/* The children running now, so that a shutdown can end them at once
+ * instead of waiting for their deadlines (the agent's facts thread may be
+ * in a vtysh that hangs). */
+#define LIVE_MAX 64
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static pid_t live[LIVE_MAX];
+static int stopping;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+static void
+live_add(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < LIVE_MAX; i++)
+		if (live[i] == 0) {
+			live[i] = pid;
+			return;
+		}
+}
+
+static void
+live_del(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < LIVE_MAX; i++)
+		if (live[i] == pid)
+			live[i] = 0;
+}
+
+void
+child_kill_all(void)
+{
+	int i;
+
+	pthread_mutex_lock(&live_mu);
+	stopping = 1;
+	for (i = 0; i < LIVE_MAX; i++)
+		if (live[i] > 0) {
+			kill(-live[i], SIGKILL);
+			kill(live[i], SIGKILL);
+		}
+	pthread_mutex_unlock(&live_mu);
+}
+
+/* reap waits for pid until end (monotonic seconds): 1 when it exited
+ * (status in *st), 0 when the deadline came first. */
+static int
+reap(pid_t pid, double end, int *st)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, st, WNOHANG);
+		if (r == pid)
+			return 1;
+		if (r == -1 && errno != EINTR)
+			return 1;	/* not ours to wait for any more */
+		if (clock_mono() >= end)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
 }
 
 int
 child_run(const char *const *argv, double timeout, int flags, char **out,
     size_t *len, size_t max, char *err)
 {
-	double end = mono() + timeout;
+	double end = clock_mono() + timeout;
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
 	int p[2], st = 0, timed_out = 0, full = 0;
@@ -39,7 +97,8 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 		snprintf(err, CF_ERRLEN, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid = fork();
+	pthread_mutex_lock(&live_mu);
+	pid = stopping ? -2 : fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
@@ -48,20 +107,32 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 			dup2(null, STDIN_FILENO);
 			dup2(flags & CHILD_STDERR ? p[1] : null, STDERR_FILENO);
 		}
+		/* Nothing of ours but stdio: a capture socket, a listener or
+		 * a session opened without O_CLOEXEC is not the child's. */
+		if (close_range(3, ~0u, 0) == -1) {
+			int fd;
+
+			for (fd = 3; fd < 65536; fd++)
+				close(fd);
+		}
 		/* Its own process group: a deadline kills its children. */
 		setpgid(0, 0);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
+	if (pid > 0)
+		live_add(pid);
+	pthread_mutex_unlock(&live_mu);
 	close(p[1]);
-	if (pid == -1) {
+	if (pid < 0) {
 		close(p[0]);
-		snprintf(err, CF_ERRLEN, "fork: %s", strerror(errno));
+		snprintf(err, CF_ERRLEN, "%s%s", pid == -2 ? "shutting down" :
+		    "fork: ", pid == -2 ? "" : strerror(errno));
 		return -1;
 	}
 	for (;;) {
 		struct pollfd pf = { p[0], POLLIN, 0 };
-		double left = end - mono();
+		double left = end - clock_mono();
 		ssize_t r;
 
 		if (left <= 0) {
@@ -98,10 +169,18 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 		}
 	}
 	close(p[0]);
+	/* Closing its output is not the end: the deadline holds until it
+	 * has exited. */
+	if (!timed_out && !full && reap(pid, end, &st) == 0)
+		timed_out = 1;
 	if (timed_out || full)
 		kill(-pid, SIGKILL), kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
+	if (timed_out || full)
+		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+			;
+	pthread_mutex_lock(&live_mu);
+	live_del(pid);
+	pthread_mutex_unlock(&live_mu);
 	if (timed_out || full || (WIFEXITED(st) && WEXITSTATUS(st) == 127)) {
 		if (timed_out)
 			snprintf(err, CF_ERRLEN, "%s: no answer in %.0f s",

@@ -165,7 +165,9 @@ ini_parse_file(const char *path, const struct ini_handler *h, void *udata,
 	}
 	n = fread(buf, 1, INI_FILE_MAX + 1, f);
 	if (ferror(f)) {
-		snprintf(err, CF_ERRLEN, "%s: read error", path);
+		/* A directory opens but does not read (EISDIR). */
+		snprintf(err, CF_ERRLEN, "%s: %s", path, errno == EISDIR ?
+		    "a directory, not a file" : strerror(errno));
 		rc = -1;
 	} else if (n > INI_FILE_MAX) {
 		snprintf(err, CF_ERRLEN, "%s: larger than %d bytes", path,

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -46,6 +47,10 @@ analyzer_init(struct analyzer *t, unsigned cap)
 {
 	memset(t, 0, sizeof(*t));
 	t->cap = cap ? cap : ANALYZER_DEFAULT_FLOWS;
+	if (t->cap > ANALYZER_MAX_FLOWS)
+		t->cap = ANALYZER_MAX_FLOWS;
+	if (getrandom(t->key, sizeof(t->key), 0) != (ssize_t)sizeof(t->key))
+		return -1;
 	/* About two buckets per flow, a power of two. */
 	for (t->nbuckets = 64; t->nbuckets < 2 * t->cap; t->nbuckets *= 2)
 		;
@@ -73,26 +78,58 @@ mix(uint32_t h, const void *p, size_t n)
 	const uint8_t *b = p;
 	size_t i;
 
-	/* FNV-1a: fast, and the key is not attacker-chosen in a way that
-	 * matters (a collision costs a longer chain, bounded by the cap). */
 	for (i = 0; i < n; i++)
 		h = (h ^ b[i]) * 16777619u;
 	return h;
 }
 
-static uint32_t
-ep_hash(const struct netaddr *a, uint16_t p)
+/* ep_less: a canonical order of two endpoints, so that both directions
+ * hash the same. */
+static bool
+ep_less(const struct netaddr *a, uint16_t ap, const struct netaddr *b,
+    uint16_t bp)
 {
-	uint32_t h = mix(2166136261u, &a->u, a->family == AF_INET ? 4 : 16);
+	int c = a->family != b->family ? a->family - b->family :
+	    memcmp(&a->u, &b->u, a->family == AF_INET ? 4 : 16);
 
-	return mix(h, &p, sizeof(p));
+	return c < 0 || (c == 0 && ap < bp);
 }
 
-/* flow_hash: the same both ways. */
-static uint32_t
-flow_hash(const struct seg *s)
+/* analyzer_hash: FNV-1a over the endpoints in canonical order, started
+ * from a random key and finished with murmur3's avalanche and the second
+ * key: without the key a sender could pick ports that all land in one
+ * bucket (the old XOR of each end's hash also sent every flow between
+ * one address and port pair to bucket 0). */
+uint32_t
+analyzer_hash(const struct analyzer *t, const struct netaddr *a, uint16_t ap,
+    const struct netaddr *b, uint16_t bp)
 {
-	return ep_hash(&s->src, s->sport) ^ ep_hash(&s->dst, s->dport);
+	size_t alen = a->family == AF_INET ? 4 : 16;
+	uint32_t h = 2166136261u ^ t->key[0];
+
+	if (!ep_less(a, ap, b, bp)) {
+		const struct netaddr *x = a;
+		uint16_t xp = ap;
+
+		a = b, ap = bp, b = x, bp = xp;
+	}
+	h = mix(h, &a->u, alen);
+	h = mix(h, &ap, sizeof(ap));
+	h = mix(h, &b->u, alen);
+	h = mix(h, &bp, sizeof(bp));
+	h ^= t->key[1];
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t
+flow_hash(const struct analyzer *t, const struct seg *s)
+{
+	return analyzer_hash(t, &s->src, s->sport, &s->dst, s->dport);
 }
 
 static void
@@ -109,7 +146,7 @@ unlink_bucket(struct analyzer *t, struct analyzer_flow *f)
 static struct analyzer_flow *
 flow_get(struct analyzer *t, const struct seg *s, double ts, int *dir)
 {
-	uint32_t h = flow_hash(s);
+	uint32_t h = flow_hash(t, s);
 	struct analyzer_flow *f;
 
 	for (f = t->buckets[h & (t->nbuckets - 1)]; f; f = f->hnext) {

@@ -25,6 +25,9 @@
 #include "netaddr.h"
 
 #define ANALYZER_DEFAULT_FLOWS 65536
+/* At most this many flows per watch (about 300 bytes each: 80 MB), what a
+ * coordinator may ask. */
+#define ANALYZER_MAX_FLOWS 262144
 #define ANALYZER_TS_RING 8
 #define ANALYZER_SQ_RING 4
 
@@ -76,12 +79,20 @@ struct analyzer {
 	unsigned nflows, cap;
 	uint64_t evicted, packets, non_tcp, truncated;
 	int dlt;			/* the callers' link type */
+	uint32_t key[2];		/* the flow hash's random key: the
+					   traffic's senders cannot aim many
+					   flows at one bucket */
 	TAILQ_HEAD(analyzer_lru, analyzer_flow) lru;	/* most recent first */
 };
 
-/* analyzer_init: cap flows at most (0: the default). -1 on no memory. */
+/* analyzer_init: cap flows at most (0: the default; more than
+ * ANALYZER_MAX_FLOWS is that). -1 on no memory. */
 int analyzer_init(struct analyzer *t, unsigned cap);
 void analyzer_free(struct analyzer *t);
+/* analyzer_hash: the keyed flow hash of (a, ap) <-> (b, bp), the same
+ * both ways. */
+uint32_t analyzer_hash(const struct analyzer *t, const struct netaddr *a,
+    uint16_t ap, const struct netaddr *b, uint16_t bp);
 
 /* analyzer_packet analyzes one packet from its IP header on: len bytes
  * captured (headers are enough: payload sizes come from the IP header),

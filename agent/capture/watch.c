@@ -1,5 +1,6 @@
 /* watch: live capture per peer, see watch.h. */
 #include "capture/watch.h"
+#include "clock.h"
 #include "log.h"
 #include "msg.h"
 #include "json.h"
@@ -44,15 +45,6 @@ struct watch {
 	int nps;
 	unsigned seq;
 };
-
-static double
-now_real(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* link_speed: the interface's speed in Mbit/s from sysfs, or -1 when
  * the driver does not say (veth, loopback, a link that is down). */
@@ -299,7 +291,7 @@ watch_thread(void *arg)
 	struct analyzer t;
 	struct cap_ctx x = { &t, w->since };
 	struct pcap_stat st0;
-	double t0 = now_real(), last = t0, end = t0 + w->duration;
+	double t0 = clock_mono(), last = t0, end = t0 + w->duration;
 
 	memset(&st0, 0, sizeof(st0));
 	pcap_stats(p, &st0);
@@ -321,7 +313,7 @@ watch_thread(void *arg)
 		if (poll(&pf, 1, 100) > 0 &&
 		    pcap_dispatch(p, 4096, pcap_cb, (u_char *)&x) < 0)
 			break;
-		now = now_real();
+		now = clock_mono();
 		if (now - last >= w->interval || now >= end) {
 			cJSON *o = interval_json(w, &t, now - last, &st0, p);
 
@@ -418,7 +410,8 @@ watches_message(struct watches *ws, struct conn *c, const struct frame_hdr *h,
 	    err) == -1 ||
 	    json_opt_double(body, "interval", 0.2, 60, 5, &ival, err) == -1 ||
 	    json_get_double(body, "duration", 0.5, 86400, &dur, err) == -1 ||
-	    json_opt_u32(body, "flows", 16, 10000000, ANALYZER_DEFAULT_FLOWS,
+	    json_opt_u32(body, "flows", 16, ANALYZER_MAX_FLOWS,
+	    ANALYZER_DEFAULT_FLOWS,
 	    &flows, err) == -1) {
 		watch_refuse(c, "%s", err);
 		return 1;

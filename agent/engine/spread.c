@@ -1,6 +1,7 @@
 /* spread: per-link byte deltas of a test, see spread.h. */
 #include "engine/spread.h"
 #include "facts/netlink.h"
+#include "facts/ovs.h"
 #include "json.h"
 
 #include <stdio.h>
@@ -47,6 +48,18 @@ add_with_members(struct spread *sp, const struct link_fact *l, int n, int k,
 			add(sp, &l[i], "member");
 			members++;
 		}
+	/* An Open vSwitch internal port: the members of the bond on its
+	 * bridge carry its traffic (facts/ovs.h keeps the map). */
+	if (members == 0 && !l[k].is_bond) {
+		char names[SPREAD_MAX][IF_NAMESIZE];
+		int m = ovs_map_members(l[k].name, names, SPREAD_MAX), j;
+
+		for (j = 0; j < m; j++)
+			if ((i = find(l, n, names[j])) >= 0) {
+				add(sp, &l[i], "member");
+				members++;
+			}
+	}
 	if (members == 0)
 		add(sp, &l[k], role);
 }

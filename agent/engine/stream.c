@@ -6,10 +6,10 @@
  * stop flag, and socket timeouts of 200 ms make sure both are looked at.
  */
 #include "engine/engine.h"
+#include "clock.h"
 #include "log.h"
 
 #include <errno.h>
-#include <openssl/crypto.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,8 @@
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+
+#include <openssl/crypto.h>
 
 #define STREAM_TIMEO_US 200000
 /* What a receive may take at once when the data is not copied (MSG_TRUNC
@@ -35,19 +37,13 @@
 double
 stream_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_mono();
 }
 
 static int64_t
 stream_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)clock_mono_ns();
 }
 
 /* transient: a receive that timed out or was interrupted, to retry. */

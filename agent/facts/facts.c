@@ -4,6 +4,7 @@
 #include "log.h"
 #include "msg.h"
 #include "facts/netlink.h"
+#include "facts/ovs.h"
 #include "json.h"
 
 #include <errno.h>
@@ -152,6 +153,27 @@ addresses(cJSON *links)
 	freeifaddrs(ifa);
 }
 
+/* ovs_add: the host's Open vSwitch bonds among the links, and whether
+ * there is one ("ovs": {"available", "error"}); the spread's map with it. */
+static void
+ovs_add(const struct agent_config *cfg, cJSON *doc, cJSON *links,
+    const struct link_fact *l, int n)
+{
+	struct ovs_state *st = malloc(sizeof(*st));
+	cJSON *o = cJSON_AddObjectToObject(doc, "ovs");
+	char err[CF_ERRLEN] = "out of memory";
+	int rc = st ? ovs_collect(cfg, st, err) : -1;
+
+	cJSON_AddBoolToObject(o, "available", rc == 1);
+	if (rc == -1)
+		cJSON_AddStringToObject(o, "error", err);
+	if (rc == 1) {
+		ovs_facts(st, l, n, links);
+		ovs_map_store(st);
+	}
+	free(st);
+}
+
 cJSON *
 facts_collect(const struct agent_config *cfg, const cJSON *peers, bool frr)
 {
@@ -171,6 +193,7 @@ facts_collect(const struct agent_config *cfg, const cJSON *peers, bool frr)
 	for (i = 0; i < n; i++)
 		cJSON_AddItemToArray(links, netlink_link_json(&l[i], l, n));
 	addresses(links);
+	ovs_add(cfg, doc, links, l, n);
 	cJSON_AddItemToObject(doc, "sysctl", sysctls(l, n));
 	free(l);
 	routes = cJSON_AddArrayToObject(doc, "routes");

@@ -213,6 +213,13 @@ probe_parse(struct probe *p, const cJSON *b, bool run, char *err)
 		if (json_opt_str(b, "proto", 3, 3, "udp", &s, err) == -1)
 			return -1;
 		p->udp = strcmp(s, "tcp") != 0;
+		/* The mesh's datagrams carry the 24-byte probe header; a
+		 * TCP mesh does not exist (its minimum size was 16). */
+		if (p->kind == PK_MESH && !p->udp) {
+			snprintf(err, CF_ERRLEN, "field 'proto': the mesh "
+			    "probes over UDP only");
+			return -1;
+		}
 		if (json_opt_arr(b, "sizes", PROBE_MAX_SIZES, &arr, &n,
 		    err) == -1)
 			return -1;
@@ -273,12 +280,10 @@ probe_listen(struct probe *p, int type, uint16_t port, int *fdp, char *err)
 		snprintf(err, CF_ERRLEN, "socket: %s", strerror(errno));
 		return -1;
 	}
+	/* Never SO_REUSEPORT: it would join a live daemon's reuseport
+	 * group (same user) and take some of its connections. A port
+	 * another of our probes holds is shared by own_listener instead. */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* Two coordinators' port probes of one host may overlap: both may
-	 * listen (SO_REUSEPORT), while a real daemon, which does not set it,
-	 * still makes the bind fail and gets its own port tested. */
-	if (port != 0)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, sl) == -1 ||
 	    (type == SOCK_STREAM && listen(fd, 16) == -1)) {
 		int e = errno;
@@ -291,6 +296,28 @@ probe_listen(struct probe *p, int type, uint16_t port, int *fdp, char *err)
 	}
 	*fdp = fd;
 	return 0;
+}
+
+/* own_listener: the listener another ports probe of ours holds on this
+ * probe's address and port (two coordinators probing one host at once),
+ * as a descriptor of its own: the port stays open for us whichever probe
+ * ends first. -1 when none does: a bind failing then means a daemon
+ * listens, and its port is what gets tested. */
+static int
+own_listener(struct probes *ps, const struct probe *p, uint16_t port)
+{
+	struct probe *q;
+	int i;
+
+	TAILQ_FOREACH(q, &ps->list, entry) {
+		if (q == p || q->kind != PK_PORTS ||
+		    !netaddr_equal(&q->local, &p->local))
+			continue;
+		for (i = 0; i < q->nports; i++)
+			if (q->ports[i] == port && q->pfd[i] != -1)
+				return fcntl(q->pfd[i], F_DUPFD_CLOEXEC, 0);
+	}
+	return -1;
 }
 
 static void
@@ -383,7 +410,8 @@ probe_open(struct probes *ps, struct conn *c, const cJSON *b, unsigned type)
 			cJSON_AddNumberToObject(o, "port", p->ports[i]);
 			/* Where a daemon already listens, its port is what
 			 * gets tested. */
-			if (probe_listen(p, SOCK_STREAM, p->ports[i],
+			if ((p->pfd[i] = own_listener(ps, p, p->ports[i])) !=
+			    -1 || probe_listen(p, SOCK_STREAM, p->ports[i],
 			    &p->pfd[i], err) == 0)
 				cJSON_AddStringToObject(o, "state",
 				    "listening");

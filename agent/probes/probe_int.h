@@ -83,5 +83,18 @@ int probe_hdr_get(const uint8_t *b, size_t n, const struct probe *p,
 /* probe_runner_socket: a socket of type bound to the probe's local
  * address; -1 with err. */
 int probe_runner_socket(struct probe *p, int type, char *err);
+/* What every runner does (probe_io.c): connect to the peer's port (-1
+ * with err), set a socket's receive and send timeouts, record the
+ * kernel's route to the peer in res (and out, may be NULL), and finish:
+ * the result (with err when not NULL) goes to the loop, fd is closed. */
+int probe_runner_connect(struct probe *p, int fd, uint16_t port, char *err);
+void probe_timeo(int fd, int ms);
+void probe_add_route(struct probe *p, cJSON *res, struct route_info *out);
+void *probe_runner_done(struct probe *p, cJSON *res, int fd,
+    const char *err);
+void probe_finished(struct probe *p);
+/* probe_own_load: the host's own share in a measurement into o (a
+ * result's "load"): rx_drops (socket fd's buffer overflows), runq, cpus. */
+void probe_own_load(cJSON *o, int fd);
 
 #endif

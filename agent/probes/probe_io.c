@@ -5,12 +5,11 @@
  * every 200 ms.
  */
 #include "probes/probe_int.h"
+#include "clock.h"
 #include "histogram.h"
 #include "log.h"
-#include "mtusearch.h"
 
 #include <errno.h>
-#include <openssl/crypto.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -24,25 +23,22 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <linux/net_tstamp.h>
+#include <linux/sock_diag.h>
+
+#include <openssl/crypto.h>
 
 #define PROBE_MAGIC 0x43465031u	/* "CFP1" */
 
 double
 probe_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_mono();
 }
 
 uint64_t
 probe_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 static uint64_t
@@ -54,8 +50,8 @@ real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void
-timeo(int fd, int ms)
+void
+probe_timeo(int fd, int ms)
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
 
@@ -102,23 +98,23 @@ stopped(struct probe *p, double end)
 	return atomic_load(&p->stop) || probe_now() > end;
 }
 
-static void
-finished(struct probe *p)
+void
+probe_finished(struct probe *p)
 {
 	ev_async_send(p->ps->loop, &p->done);
 }
 
 /* runner_done ends a runner thread: its socket closed (fd -1: none), the
  * error added when err is not NULL, res handed to the loop. */
-static void *
-runner_done(struct probe *p, cJSON *res, int fd, const char *err)
+void *
+probe_runner_done(struct probe *p, cJSON *res, int fd, const char *err)
 {
 	if (fd != -1)
 		close(fd);
 	if (err)
 		cJSON_AddStringToObject(res, "error", err);
 	p->result = res;
-	finished(p);
+	probe_finished(p);
 	return NULL;
 }
 
@@ -136,7 +132,7 @@ probe_udp_echo(void *arg)
 	uint64_t seq;
 	ssize_t n;
 
-	timeo(p->fd, 200);
+	probe_timeo(p->fd, 200);
 	while (buf && !stopped(p, end)) {
 		sl = sizeof(ss);
 		n = recvfrom(p->fd, buf, 65536, 0, (struct sockaddr *)&ss, &sl);
@@ -146,7 +142,7 @@ probe_udp_echo(void *arg)
 		    (size_t)n, 0, (struct sockaddr *)&ss, sl);
 	}
 	free(buf);
-	finished(p);
+	probe_finished(p);
 	return NULL;
 }
 
@@ -205,7 +201,7 @@ probe_tcp_echo(void *arg)
 		c = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c == -1)
 			continue;
-		timeo(c, 200);
+		probe_timeo(c, 200);
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (read_full(c, hdr, sizeof(hdr), p, probe_now() + 2) == -1 ||
 		    memcmp(hdr, "CFPROBE1", 8) != 0 ||
@@ -228,7 +224,7 @@ probe_tcp_echo(void *arg)
 		close(c);
 	}
 	free(buf);
-	finished(p);
+	probe_finished(p);
 	return NULL;
 }
 
@@ -254,8 +250,8 @@ probe_runner_socket(struct probe *p, int type, char *err)
 	return fd;
 }
 
-static int
-runner_connect(struct probe *p, int fd, uint16_t port, char *err)
+int
+probe_runner_connect(struct probe *p, int fd, uint16_t port, char *err)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = netaddr_sockaddr(&p->dst, port, &ss);
@@ -267,19 +263,56 @@ runner_connect(struct probe *p, int fd, uint16_t port, char *err)
 	return 0;
 }
 
-/* add_route: which way the kernel sends to the peer, from our address,
- * and which interface holds our address on the other Ceph network. */
-static void
-add_route(struct probe *p, cJSON *res)
+/* probe_own_load: what this host's own load did to a measurement, into
+ * o: the datagrams the kernel dropped on socket fd because its buffer was
+ * full (SO_MEMINFO's drop count: the thread did not read in time), and
+ * the run queue (runnable tasks now, /proc/loadavg) beside the CPUs. */
+void
+probe_own_load(cJSON *o, int fd)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t ml = sizeof(mi);
+	unsigned running = 0, total = 0;
+	double l1;
+	FILE *f;
+
+	memset(mi, 0, sizeof(mi));
+	if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &ml) == 0 &&
+	    ml > SK_MEMINFO_DROPS * sizeof(uint32_t))
+		cJSON_AddNumberToObject(o, "rx_drops", mi[SK_MEMINFO_DROPS]);
+	if ((f = fopen("/proc/loadavg", "re")) != NULL) {
+		/* "0.42 0.30 0.25 RUNNING/TOTAL LASTPID": ourselves too. */
+		if (fscanf(f, "%lf %*f %*f %u/%u", &l1, &running, &total) == 3)
+			cJSON_AddNumberToObject(o, "runq", running > 0 ?
+			    running - 1 : 0);
+		fclose(f);
+	}
+	if (!cJSON_GetObjectItem(o, "cpus")) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		cJSON_AddNumberToObject(o, "cpus", cpus > 0 ? (double)cpus :
+		    1);
+	}
+}
+
+/* probe_add_route: which way the kernel sends to the peer, from our
+ * address, and which interface holds our address on the other Ceph
+ * network; into out too when it is not NULL (zeroed when unknown). */
+void
+probe_add_route(struct probe *p, cJSON *res, struct route_info *out)
 {
 	struct route_info r, o;
 	char err[CF_ERRLEN];
 	cJSON *j;
 
+	if (out)
+		memset(out, 0, sizeof(*out));
 	if (route_get(&p->local, &p->dst, &r, err) == -1) {
 		cJSON_AddStringToObject(res, "route_error", err);
 		return;
 	}
+	if (out)
+		*out = r;
 	j = route_json(&r);
 	if (p->other.family && route_get(&p->other, &p->dst, &o, err) == 0)
 		cJSON_AddStringToObject(j, "other_if", o.local_if);
@@ -382,7 +415,7 @@ latency_udp(struct probe *p, int fd, uint32_t size, double end,
 	histogram_init(h);
 	histogram_init(hd);
 	histogram_init(hn);
-	timeo(fd, (int)p->timeout_ms);
+	probe_timeo(fd, (int)p->timeout_ms);
 	for (i = 0; i < p->count && !stopped(p, end); i++) {
 		struct iovec iov = { rb, 65536 };
 
@@ -518,7 +551,7 @@ probe_run_latency(void *arg)
 	uint64_t seq = 0;
 	int fd, i, one = 1;
 
-	add_route(p, res);
+	probe_add_route(p, res, NULL);
 	arr = cJSON_AddArrayToObject(res, "sizes");
 	fd = probe_runner_socket(p, p->udp ? SOCK_DGRAM : SOCK_STREAM, err);
 	if (fd == -1)
@@ -534,8 +567,8 @@ probe_run_latency(void *arg)
 	}
 	else
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	timeo(fd, p->udp ? (int)p->timeout_ms : 1000);
-	if (runner_connect(p, fd, p->port, err) == -1)
+	probe_timeo(fd, p->udp ? (int)p->timeout_ms : 1000);
+	if (probe_runner_connect(p, fd, p->port, err) == -1)
 		goto fail;
 	if (!p->udp) {
 		uint8_t hdr[48] = "CFPROBE1";
@@ -553,118 +586,10 @@ probe_run_latency(void *arg)
 		if (o)
 			cJSON_AddItemToArray(arr, o);
 	}
-	return runner_done(p, res, fd, NULL);
+	probe_own_load(cJSON_AddObjectToObject(res, "load"), fd);
+	return probe_runner_done(p, res, fd, NULL);
 fail:
-	return runner_done(p, res, fd, err);
-}
-
-/* mtu_try: does a DF datagram of 'size' IP bytes reach the responder?
- * Three tries, each waiting timeout_ms for the header-only answer. */
-static int
-mtu_try(struct probe *p, int fd, uint32_t size, uint64_t *seq)
-{
-	uint32_t payload = size - (p->dst.family == AF_INET ? 28 : 48);
-	uint8_t *buf = calloc(1, payload < PROBE_UDP_HDR ? PROBE_UDP_HDR :
-	    payload), rb[256];
-	uint32_t flags;
-	uint64_t rseq;
-	int t, ok = 0;
-
-	if (buf == NULL)
-		return 0;
-	for (t = 0; t < 3 && !ok && !atomic_load(&p->stop); t++) {
-		probe_hdr_put(buf, p, PROBE_F_ACK, ++*seq);
-		if (send(fd, buf, payload, 0) != (ssize_t)payload) {
-			/* EMSGSIZE: larger than our own MTU. */
-			break;
-		}
-		for (;;) {
-			ssize_t n = recv(fd, rb, sizeof(rb), 0);
-
-			if (n < 0)
-				break;
-			if (probe_hdr_get(rb, (size_t)n, p, &flags, &rseq) == 0 &&
-			    rseq == *seq) {
-				ok = 1;
-				break;
-			}
-		}
-	}
-	free(buf);
-	return ok;
-}
-
-struct mtu_ctx {
-	struct probe *p;
-	int fd;
-	uint64_t *seq;
-	cJSON *tried;
-};
-
-static int
-mtu_try_cb(void *arg, uint32_t size)
-{
-	struct mtu_ctx *m = arg;
-	int ok = mtu_try(m->p, m->fd, size, m->seq);
-	cJSON *t = cJSON_CreateArray();
-
-	cJSON_AddItemToArray(t, cJSON_CreateNumber(size));
-	cJSON_AddItemToArray(t, cJSON_CreateBool(ok));
-	cJSON_AddItemToArray(m->tried, t);
-	return ok;
-}
-
-void *
-probe_run_mtu(void *arg)
-{
-	struct probe *p = arg;
-	cJSON *res = cJSON_CreateObject(), *tried;
-	char err[CF_ERRLEN];
-	int fd, val = IP_PMTUDISC_PROBE, mtu = 0;
-	socklen_t ml = sizeof(mtu);
-	uint32_t lo, configured;
-	uint64_t seq = 0;
-
-	add_route(p, res);
-	fd = probe_runner_socket(p, SOCK_DGRAM, err);
-	if (fd == -1 || runner_connect(p, fd, p->port, err) == -1)
-		goto fail;
-	/* DF set, and the kernel's cached path MTU ignored: we find out. */
-	if (p->dst.family == AF_INET)
-		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &val, sizeof(val));
-	else
-		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &val,
-		    sizeof(val));
-	if (getsockopt(fd, p->dst.family == AF_INET ? IPPROTO_IP :
-	    IPPROTO_IPV6, p->dst.family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
-	    &ml) == -1 || mtu < 68)
-		mtu = 1500;
-	configured = (uint32_t)mtu;
-	if (p->max_size && p->max_size < configured)
-		configured = p->max_size;
-	timeo(fd, (int)p->timeout_ms);
-	cJSON_AddNumberToObject(res, "configured", mtu);
-	tried = cJSON_AddArrayToObject(res, "tried");
-	if (!mtu_try(p, fd, 576, &seq)) {
-		cJSON_AddNumberToObject(res, "path", 0);
-		cJSON_AddStringToObject(res, "error", "not even 576-byte "
-		    "datagrams get through");
-		close(fd);
-		p->result = res;
-		finished(p);
-		return NULL;
-	}
-	{
-		struct mtu_ctx mc = { p, fd, &seq, tried };
-		unsigned n;
-
-		lo = mtu_search(576, configured, mtu_try_cb, &mc, &n);
-		cJSON_AddNumberToObject(res, "probes", n);
-	}
-	cJSON_AddNumberToObject(res, "path", lo);
-	return runner_done(p, res, fd, NULL);
-fail:
-	return runner_done(p, res, fd, err);
+	return probe_runner_done(p, res, fd, err);
 }
 
 /* probe_run_ports connects to every port at once and classifies each as
@@ -680,7 +605,7 @@ probe_run_ports(void *arg)
 	double end;
 	int i, left = 0;
 
-	add_route(p, res);
+	probe_add_route(p, res, NULL);
 	arr = cJSON_AddArrayToObject(res, "ports");
 	for (i = 0; i < p->nports; i++) {
 		struct sockaddr_storage ss;
@@ -738,6 +663,6 @@ probe_run_ports(void *arg)
 			close(pf[i].fd);
 	}
 	p->result = res;
-	finished(p);
+	probe_finished(p);
 	return NULL;
 }

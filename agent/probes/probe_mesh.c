@@ -256,9 +256,10 @@ probe_run_mesh(void *arg)
 		poll(&pf, 1, ms < 1 ? 1 : ms > 50 ? 50 : ms);
 	}
 	mesh_drain(p, fd, rb, sent_at, rtt, total);
-	close(fd);
 	res = mesh_result(p, rtt, sent, size);
 	mesh_load(res, late, sent);
+	probe_own_load(cJSON_GetObjectItem(res, "load"), fd);
+	close(fd);
 	if (sent < total)
 		cJSON_AddStringToObject(res, "warning", "the duration ended "
 		    "before every probe was sent");

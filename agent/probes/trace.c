@@ -1,5 +1,6 @@
 /* trace: TTL-limited probes on a flow's own 5-tuple, see trace.h. */
 #include "probes/trace.h"
+#include "clock.h"
 #include "json.h"
 #include "log.h"
 
@@ -18,15 +19,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-static double
-trace_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint32_t
 csum_add(uint32_t sum, const void *p, size_t len)
@@ -190,7 +182,7 @@ icmp_collect(int fd4, int fd6, struct trace_flow *f, int n,
 	uint8_t buf[1500];
 	double now;
 
-	while ((now = trace_now()) < until) {
+	while ((now = clock_mono()) < until) {
 		int k, ms = (int)((until - now) * 1000) + 1;
 
 		if (poll(pf, 2, ms) <= 0)
@@ -321,7 +313,7 @@ trace_flows(struct trace_flow *f, int n, char *err)
 		for (i = 0; i < n; i++)
 			if (fds[i] != -1)
 				probe_send(fds[i], &f[i], nonce[i], ttl);
-	icmp_collect(fd4, fd6, f, n, nonce, trace_now() + TRACE_WAIT);
+	icmp_collect(fd4, fd6, f, n, nonce, clock_mono() + TRACE_WAIT);
 	/* A router that rate-limits its ICMP, or a lossy link that ate a
 	 * probe or its answer, leaves a hop silent: ask once more for every
 	 * hop up to two past the farthest answer (a silent last router looks
@@ -331,7 +323,7 @@ trace_flows(struct trace_flow *f, int n, char *err)
 		    ttl <= TRACE_MAX_HOPS; ttl++)
 			if (f[i].hop[ttl - 1].family == 0)
 				probe_send(fds[i], &f[i], nonce[i], ttl);
-	icmp_collect(fd4, fd6, f, n, nonce, trace_now() + TRACE_RETRY_WAIT);
+	icmp_collect(fd4, fd6, f, n, nonce, clock_mono() + TRACE_RETRY_WAIT);
 	for (i = 0; i < n; i++)
 		if (fds[i] != -1)
 			close(fds[i]);

@@ -5,6 +5,7 @@
  * 5 of 8 flows left by the other one), so the tracer watches a few of
  * each flow's packets go out instead. */
 #include "probes/trace.h"
+#include "clock.h"
 
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -23,15 +24,6 @@ struct egress_ctx {
 	struct trace_flow *f;
 	int n, found;
 };
-
-static double
-egress_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* egress_packet: one captured packet (Linux cooked v2 header, then IP),
  * matched to a flow by its ports; the interface it left by recorded. */
@@ -102,8 +94,8 @@ trace_egress(struct trace_flow *f, int n)
 	}
 	pcap_freecode(&prog);
 	pf.events = POLLIN;
-	until = egress_now() + EGRESS_WAIT;
-	while (c.found < n && egress_now() < until)
+	until = clock_mono() + EGRESS_WAIT;
+	while (c.found < n && clock_mono() < until)
 		if (poll(&pf, 1, 10) > 0)
 			pcap_dispatch(p, -1, egress_packet, (u_char *)&c);
 	pcap_close(p);

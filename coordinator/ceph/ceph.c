@@ -508,12 +508,18 @@ int
 ceph_write_inventory(const struct ceph_map *m, const char *path,
     const char *key_path, char *err)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	/* Never through a symbolic link someone left at the path. */
+	int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_WRONLY | O_CREAT |
+	    O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fd == -1 ? NULL :
+	    fdopen(fd, "w");
 	char a[NETADDR_STRLEN], b[NETADDR_STRLEN];
 	const char *done[CEPH_MAX_OSDS + 16];
 	int nd = 0, i, k;
 
 	if (f == NULL) {
+		if (fd != -1)
+			close(fd);
 		snprintf(err, CF_ERRLEN, "%s: %s", path, strerror(errno));
 		return -1;
 	}

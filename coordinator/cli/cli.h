@@ -34,13 +34,15 @@ struct gopts {
 
 /* One command: its word, the function that parses the rest of the line
  * and runs it (argv[0] is the word; returns an EXIT_* code), its line in
- * 'cephfab --help', and whether global options may follow the word
- * (commands without options of their own). */
+ * 'cephfab --help', whether global options may follow the word
+ * (commands without options of their own), and, for those that do not
+ * print their own, the page 'cephfab COMMAND --help' prints. */
 struct command {
 	const char *name;
 	int (*fn)(const struct gopts *g, int argc, char **argv);
 	const char *help;
 	bool global_opts;
+	const char *page;
 };
 
 /* What a command that talks to agents stands on: the inventory, the key
@@ -72,6 +74,9 @@ const char *key_path(const struct gopts *g, const struct inventory *inv);
  * error printed. parse_list: a comma list (with ranges "a-b" when ranges)
  * of at most cap numbers in [min, max]; the count, or -1. parse_net:
  * "public" 0 or "cluster" 1, or -1. */
+/* cli_command: the command word being run ("matrix"), which every error
+ * line of the shared parsers names. */
+extern const char *cli_command;
 int parse_num(const char *opt, const char *v, double min, double max,
     double *out);
 int parse_list(const char *opt, const char *v, uint32_t min, uint32_t max,
@@ -111,7 +116,7 @@ int parse_words(const char *opt, const char *v, const struct word *w,
     int *out);
 
 /* The commands, one family a file: cli_admin.c, cli_pair.c,
- * cli_matrix.c, cli_live.c, cli_ceph.c, cli_plan.c. */
+ * cli_matrix.c, cli_live.c, cli_ceph.c, cli_plan.c, cli_monitor.c. */
 int cmd_keygen(const struct gopts *g, int argc, char **argv);
 int cmd_check(const struct gopts *g, int argc, char **argv);
 int cmd_hosts(const struct gopts *g, int argc, char **argv);
@@ -129,5 +134,6 @@ int cmd_inventory(const struct gopts *g, int argc, char **argv);
 int cmd_ceph_heartbeats(const struct gopts *g, int argc, char **argv);
 int cmd_plan(const struct gopts *g, int argc, char **argv);
 int cmd_migrate(const struct gopts *g, int argc, char **argv);
+int cmd_monitor(const struct gopts *g, int argc, char **argv);
 
 #endif

@@ -115,8 +115,20 @@ cmd_hosts(const struct gopts *g, int argc, char **argv)
 int
 cmd_version(const struct gopts *g, int argc, char **argv)
 {
-	(void)g, (void)argc;
 	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "cephfab: version: takes no operand\n");
+		return EXIT_USAGE;
+	}
+	if (g != NULL && g->json) {
+		cJSON *d = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(d, "version", CF_VERSION);
+		cJSON_AddNumberToObject(d, "protocol", CF_PROTO_VERSION);
+		out_json(d);
+		cJSON_Delete(d);
+		return EXIT_PASS;
+	}
 	printf("cephfab %s (protocol %d)\n", CF_VERSION, CF_PROTO_VERSION);
 	return EXIT_PASS;
 }

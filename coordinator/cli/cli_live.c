@@ -174,9 +174,15 @@ cmd_watch(const struct gopts *g, int argc, char **argv)
 		default: fputs(use, stderr); return EXIT_USAGE;
 		}
 	}
-	if (argc != optind || (strcmp(net, "public") != 0 &&
-	    strcmp(net, "cluster") != 0)) {
+	if (argc != optind) {
+		fprintf(stderr, "cephfab: watch: unexpected '%s'\n",
+		    argv[optind]);
 		fputs(use, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(net, "public") != 0 && strcmp(net, "cluster") != 0) {
+		fprintf(stderr, "cephfab: watch: --net: '%s' is not public or "
+		    "cluster\n", net);
 		return EXIT_USAGE;
 	}
 	o.net = strcmp(net, "cluster") == 0;

@@ -78,6 +78,25 @@ matrix_usage(FILE *f)
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
 }
 
+static void
+report_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cephfab report RUN [--db FILE] [--profile FILE] [--json "
+	    "FILE|-]\n"
+	    "         [--html FILE] [--junit FILE] [--prom FILE] [--csv FILE]\n"
+	    "  a stored matrix run rendered again, with the inventory it was "
+	    "measured on\n  (kept with the run; -i INV only compares today's "
+	    "with it)\n"
+	    "  RUN             the run's id ('cephfab runs' lists them)\n"
+	    "  --db F          results database (default ./cephfab.db)\n"
+	    "  --profile F     judge the run against another profile: a view, "
+	    "the stored\n                  verdict stays\n"
+	    "  --json, --html, --junit, --prom, --csv F  the outputs, as "
+	    "matrix writes them\n                  ('-': standard output)\n"
+	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
+}
+
 static const struct word test_words[] = {
 	{ "bw", MT_BW, NULL }, { "lat", MT_LAT, NULL }, { "mtu", MT_MTU, NULL },
 	{ "ports", MT_PORTS, NULL }, { "facts", MT_FACTS, NULL },
@@ -97,7 +116,7 @@ static const struct word net_words[] = {
  * line printed), else 0 with argv[optind] the first operand. */
 static int
 matrix_parse(const struct gopts *g, int argc, char **argv,
-    struct matrix_opts *o, const char **nets)
+    struct matrix_opts *o, const char **nets, bool report)
 {
 	static const struct option mopts[] = {
 		OPT_ARG("net", O_NET), OPT_ARG("tests", O_TESTS),
@@ -163,8 +182,10 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		case O_LLOAD: o->lat_loaded = true; break;
 		case O_CCONF: o->ceph_conf = optarg; break;
 		case O_CNAME: o->ceph_name = optarg; break;
-		case 'h': matrix_usage(stdout); return 1;
-		default: matrix_usage(stderr); return -1;
+		case 'h': (report ? report_usage : matrix_usage)(stdout);
+			return 1;
+		default: (report ? report_usage : matrix_usage)(stderr);
+			return -1;
 		}
 	}
 	return 0;
@@ -203,11 +224,18 @@ matrix_or_report(const struct gopts *g, int argc, char **argv, bool report)
 	double d;
 	int64_t run;
 
-	rc = matrix_parse(g, argc, argv, &o, &nets);
+	rc = matrix_parse(g, argc, argv, &o, &nets, report);
 	if (rc != 0)
 		return rc == 1 ? EXIT_PASS : EXIT_USAGE;
 	if (argc - optind != (report ? 1 : 0)) {
-		matrix_usage(stderr);
+		if (report)
+			fprintf(stderr, "cephfab: report: %s\n", argc == optind ?
+			    "which run? ('cephfab runs' lists them)" :
+			    "one run at a time ('cephfab compare A B' for two)");
+		else
+			fprintf(stderr, "cephfab: matrix: unexpected '%s' (the "
+			    "hosts are the inventory's)\n", argv[optind]);
+		(report ? report_usage : matrix_usage)(stderr);
 		return EXIT_USAGE;
 	}
 	if (o.lat_loaded && (!(o.modes & (MM_A2A | MM_FANOUT)) ||
@@ -216,7 +244,44 @@ matrix_or_report(const struct gopts *g, int argc, char **argv, bool report)
 		    "--mode all-to-all or fanout, with bw in --tests\n");
 		return EXIT_USAGE;
 	}
-	if (cli_env_open(g, &e) == -1)
+	{
+		const char *const paths[] = { o.json, o.csv, o.html, o.junit,
+		    o.prom };
+		static const char *const flag[] = { "--json", "--csv",
+		    "--html", "--junit", "--prom" };
+		char err[CF_ERRLEN];
+		size_t k;
+
+		int std = o.json_stdout;
+
+		for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+			std += paths[k] && strcmp(paths[k], "-") == 0;
+			if (std > 1) {
+				fprintf(stderr, "cephfab: %s: %s -: only one "
+				    "output can go to standard output\n",
+				    report ? "report" : "matrix", flag[k]);
+				return EXIT_USAGE;
+			}
+		}
+		for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
+			if (paths[k] && out_path_check(paths[k], err) == -1) {
+				fprintf(stderr, "cephfab: %s: %s %s\n", report ?
+				    "report" : "matrix", flag[k], err);
+				return EXIT_USAGE;
+			}
+	}
+	if (report) {
+		char err[CF_ERRLEN];
+
+		if (parse_num("RUN", argv[optind], 1, 1e15, &d))
+			return EXIT_USAGE;
+		memset(&e, 0, sizeof(e));
+		if (report_inventory(o.db, (int64_t)d, g->inventory, &e.inv,
+		    err) == -1) {
+			fprintf(stderr, "cephfab: report: %s\n", err);
+			return EXIT_USAGE;
+		}
+	} else if (cli_env_open(g, &e) == -1)
 		return EXIT_USAGE;
 	if (matrix_nets(&e.inv, nets, &o.nets) == -1) {
 		cli_env_close(&e);
@@ -226,15 +291,11 @@ matrix_or_report(const struct gopts *g, int argc, char **argv, bool report)
 	o.key = g->key;
 	o.timeout = e.timeout;
 	if (report) {
-		if (parse_num("RUN", argv[optind], 1, 1e15, &d)) {
-			cli_env_close(&e);
-			return EXIT_USAGE;
-		}
-		rc = report_render(&e.inv, &o, (int64_t)d);
+		rc = report_render(&e.inv, &o, (int64_t)d, false);
 	} else {
 		rc = matrix_run(&e.inv, &o, &run);
 		if (rc == EXIT_PASS)
-			rc = report_render(&e.inv, &o, run);
+			rc = report_render(&e.inv, &o, run, true);
 	}
 	cli_env_close(&e);
 	return rc;
@@ -302,26 +363,44 @@ cmd_runs(const struct gopts *g, int argc, char **argv)
 int
 cmd_compare(const struct gopts *g, int argc, char **argv)
 {
+	static const struct option lo[] = {
+		OPT_ARG("db", O_DB), OPT_FLAG("help", 'h'), OPT_END
+	};
+	static const char *use = "usage: cephfab compare [--db FILE] RUN_A "
+	    "RUN_B [RUN_C...]\n  two to six stored runs side by side, per "
+	    "network (the runs of 'cephfab runs');\n  with two, B's change "
+	    "from A\n";
 	const char *db = "cephfab.db";
-	double a, b;
-	int i = 1;
+	int64_t runs[COMPARE_MAX];
+	char what[16];
+	double v;
+	int ch, i, n;
 
-	if (argc >= 3 && strcmp(argv[1], "--db") == 0) {
-		db = argv[2];
-		i = 3;
+	/* Options before or after the runs, as everywhere. */
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (ch) {
+		case O_DB: db = optarg; break;
+		case 'h': fputs(use, stdout); return EXIT_PASS;
+		default: fputs(use, stderr); return EXIT_USAGE;
+		}
 	}
-	if (argc - i != 2) {
-		fprintf(stderr, "usage: cephfab compare [--db FILE] RUN_A "
-		    "RUN_B\n");
+	n = argc - optind;
+	if (n < 2 || n > COMPARE_MAX) {
+		fprintf(stderr, "cephfab: compare: %s runs to compare, got "
+		    "%d\n%s", n < 2 ? "two or more" : "at most six", n, use);
 		return EXIT_USAGE;
 	}
-	if (parse_num("RUN_A", argv[i], 1, 1e15, &a) ||
-	    parse_num("RUN_B", argv[i + 1], 1, 1e15, &b))
-		return EXIT_USAGE;
+	for (i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "RUN_%c", 'A' + i);
+		if (parse_num(what, argv[optind + i], 1, 1e15, &v))
+			return EXIT_USAGE;
+		runs[i] = (int64_t)v;
+	}
 	if (access(db, R_OK) != 0) {
 		fprintf(stderr, "cephfab: compare: %s: %s\n", db,
 		    strerror(errno));
 		return EXIT_USAGE;
 	}
-	return compare_run(db, (int64_t)a, (int64_t)b, g->json);
+	return compare_run(db, runs, n, g->json);
 }

@@ -65,11 +65,11 @@ pair_usage(FILE *f)
 	    "  --bidir          both ways at once, N streams each\n"
 	    "  -l, --len LEN    bytes per write (TCP, default 128K) or "
 	    "datagram (UDP, default 1400)\n"
-	    "  --rate RATE      pace each stream (bits/s: 500M, 2G); UDP "
+	    "  -b, --rate RATE  pace each stream (bits/s: 500M, 2G); UDP "
 	    "default 1M\n"
 	    "  --sport-base P   stream i uses source port P + i * S "
 	    "(--sport-stride, default 1)\n"
-	    "  --udp            UDP at --rate: loss, duplicates, reordering, "
+	    "  -u, --udp        UDP at --rate: loss, duplicates, reordering, "
 	    "jitter\n"
 	    "  --interval S     seconds between reports (default 1)\n"
 	    "  -w, --window W   socket buffer size (SO_SNDBUF/SO_RCVBUF)\n"
@@ -77,6 +77,8 @@ pair_usage(FILE *f)
 	    "  --skip-rx-copy   receive with MSG_TRUNC (no copy to user "
 	    "space)\n"
 	    "  --bind-dev IF    force A's streams onto interface IF\n"
+	    "  -j, -J, --json   the result as JSON (iperf3's -J, -u and -b "
+	    "work too)\n"
 	    "  --sport-sweep K  K one-stream tests from source ports "
 	    "--sport-base.. (40000),\n"
 	    "                   each mapped to the path it used (-t per "
@@ -152,8 +154,10 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 	/* 0, not 1: glibc re-initialises getopt, dropping the '+' (stop at
 	 * the first operand) mode main() used, so options may follow A B. */
 	optind = 0;
-	while ((ch = cli_getopt(argc, argv, "P:t:Rl:w:Zjh", popts, pair_nums,
-	    o)) != -1) {
+	/* iperf3's -J, -u and -b mean the same here; -i and -O do not, and
+	 * say what does. */
+	while ((ch = cli_getopt(argc, argv, "P:t:Rl:w:ZjhJub:i:O:", popts,
+	    pair_nums, o)) != -1) {
 		switch (ch) {
 		case CLI_BAD_NUMBER: return -1;
 		case O_NET: pc->net = optarg; break;
@@ -174,6 +178,18 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 			o->len = (uint32_t)u;
 			pc->have_len = 1;
 			break;
+		case 'i':
+			fprintf(stderr, "cephfab: pair: -i %s: the interval is "
+			    "--interval S here (-i names the inventory, before "
+			    "the command: cephfab -i FILE pair ...)\n", optarg);
+			return -1;
+		case 'O':
+			fprintf(stderr, "cephfab: pair: -O %s: there is no omit "
+			    "period: every second is measured and shown "
+			    "(intervals), the sum is the whole test's\n",
+			    optarg);
+			return -1;
+		case 'b':
 		case O_RATE:
 			if (units_rate(optarg, &o->rate) == -1 || o->rate == 0) {
 				fprintf(stderr, "cephfab: pair: --rate: '%s' "
@@ -187,6 +203,7 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 			o->sport_stride = (uint16_t)d;
 			pc->have_stride = 1;
 			break;
+		case 'u':
 		case O_UDP: o->udp = true; break;
 		case 'w':
 			if (units_size(optarg, &u) == -1 || u < 4096 ||
@@ -220,6 +237,7 @@ pair_parse(const struct gopts *g, int argc, char **argv,
 			    + 3600, &o->start_at))
 				return -1;
 			break;
+		case 'J':
 		case 'j': o->json = true; break;
 		case 'h': pair_usage(stdout); return 1;
 		default: pair_usage(stderr); return -1;
@@ -239,6 +257,8 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 	if (rc != 0)
 		return rc == 1 ? EXIT_PASS : EXIT_USAGE;
 	if (argc - optind != 2) {
+		fprintf(stderr, "cephfab: pair: %s\n", argc - optind < 2 ?
+		    "two hosts, A and B" : "only two hosts, A and B");
 		pair_usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -303,27 +323,49 @@ cmd_pair(const struct gopts *g, int argc, char **argv)
 	return pair_start(g, &o, pc.net);
 }
 
+/* probe_usage: the page of one of the four probe commands (kind: the
+ * index of its word in cmd_probe's words). */
 static void
-probe_usage(FILE *f)
+probe_usage(FILE *f, int kind)
 {
-	fprintf(f,
+	static const char *const pages[] = {
 	    "usage: cephfab -i INV latency A B [--net N] [--tcp|--udp] "
 	    "[--size LIST] [--count N | -t S]\n"
 	    "                 [--rate PPS] [--loaded] [--json]\n"
-	    "       cephfab -i INV mtu A B [--net N] [--json]\n"
-	    "       cephfab -i INV ports A B [--net N] [--ports LIST] "
-	    "[--json]\n"
-	    "       cephfab -i INV reach A B --from-net N --to-net M "
-	    "[--json]\n"
+	    "  round-trip times from A to B, per message size\n"
+	    "  --net N       public or cluster (default: cluster when both "
+	    "have one)\n"
+	    "  --tcp, --udp  the transport (default UDP)\n"
 	    "  --size LIST   message sizes, e.g. 64,2000,65536 (default "
 	    "64,512,2000,8192)\n"
 	    "  --count N     round trips per size (default 1000); -t S bounds "
 	    "the time instead\n"
 	    "  --rate PPS    round trips per second (default: back to back)\n"
 	    "  --loaded      again while a 4-stream throughput test runs on "
-	    "the path\n"
+	    "the path\n",
+	    "usage: cephfab -i INV mtu A B [--net N] [--json]\n"
+	    "  configured against path MTU, both ways: the largest "
+	    "don't-fragment datagram\n  that crosses, and where a larger "
+	    "one dies (the router that says so)\n"
+	    "  --net N       public or cluster (default: cluster when both "
+	    "have one)\n",
+	    "usage: cephfab -i INV ports A B [--net N] [--ports LIST] "
+	    "[--json]\n"
+	    "  Ceph's ports from A to B: open, refused or filtered (B listens "
+	    "on each for\n  the test, so a closed port is a filter)\n"
+	    "  --net N       public or cluster (default: cluster when both "
+	    "have one)\n"
 	    "  --ports LIST  e.g. 3300,6789,6800-6810 (default: Ceph's, "
-	    "sampled)\n");
+	    "sampled)\n",
+	    "usage: cephfab -i INV reach A B --from-net N --to-net M "
+	    "[--json]\n"
+	    "  whether A's address on one network reaches B's on another "
+	    "(the cutover's\n  old-to-new paths)\n"
+	    "  --from-net N, --to-net M  public or cluster\n",
+	};
+
+	fputs(pages[kind], f);
+	fputs("exit: 0 pass, 1 problems found, 2 usage, 3 runtime\n", f);
 }
 
 /* cmd_probe: latency, mtu, ports and reach, told apart by the command
@@ -390,12 +432,14 @@ cmd_probe(const struct gopts *g, int argc, char **argv)
 			have_to = 1;
 			break;
 		case 'j': o.json = true; break;
-		case 'h': probe_usage(stdout); return EXIT_PASS;
-		default: probe_usage(stderr); return EXIT_USAGE;
+		case 'h': probe_usage(stdout, o.kind); return EXIT_PASS;
+		default: probe_usage(stderr, o.kind); return EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 2) {
-		probe_usage(stderr);
+		fprintf(stderr, "cephfab: %s: %s\n", argv[0], argc - optind < 2 ?
+		    "two hosts, A and B" : "only two hosts, A and B");
+		probe_usage(stderr, o.kind);
 		return EXIT_USAGE;
 	}
 	o.a = argv[optind];

@@ -179,7 +179,7 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_PLAN = 256, O_EXEC, O_JOURNAL, O_RESUME, O_ROLLBACK,
 	    O_RESTART, O_CONF, O_NAME, O_INACTIVE, O_SLOW, O_POLL, O_RETR,
-	    O_PROBE };
+	    O_PROBE, O_NOGATE };
 	static const struct num_opt migrate_nums[] = {
 		NUM_OPT(O_INACTIVE, "--inactive-limit", 1, 86400, NUM_DOUBLE,
 		    struct migrate_opts, inactive_limit),
@@ -200,6 +200,7 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 		OPT_ARG("inactive-limit", O_INACTIVE),
 		OPT_ARG("slow-ops-limit", O_SLOW), OPT_ARG("poll", O_POLL),
 		OPT_ARG("retrans-limit", O_RETR),
+		OPT_FLAG("no-traffic-gate", O_NOGATE),
 		OPT_ARG("probe-pool", O_PROBE), OPT_FLAG("help", 'h'), OPT_END
 	};
 	static const char *use = "usage: cephfab migrate --plan plan.json "
@@ -208,19 +209,23 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 	    "[--ceph-name N]\n"
 	    "         [--inactive-limit S] [--slow-ops-limit S] [--poll S] "
 	    "[--retrans-limit PCT]\n"
-	    "         [--probe-pool POOL]\n"
+	    "         [--no-traffic-gate] [--probe-pool POOL]\n"
 	    "  without --execute: what it would do. With it: the plan's "
 	    "steps, each\n"
 	    "  gated on the cluster's state, journaled (default "
 	    "PLAN.journal); exit 1\n"
 	    "  when it paused (the message says why and what to do)\n"
-	    "  --restart-cmd   default 'ssh {host} systemctl restart "
+	    "  --restart-cmd   default 'ssh -o BatchMode=yes -o "
+	    "ConnectTimeout=10 -- {host}\n"
+	    "                  systemctl restart "
 	    "ceph-osd@{osd}'\n"
 	    "                  (cephadm plans: ceph orch daemon restart)\n"
 	    "  -i INV          also watch the cluster network's real traffic "
 	    "while settling:\n"
 	    "                  a peer retransmitting over --retrans-limit % "
-	    "(default 2) pauses\n"
+	    "(default 2) pauses,\n"
+	    "                  and so does a watch with no samples (unless "
+	    "--no-traffic-gate)\n"
 	    "  --probe-pool P  a client writing and reading back a 4 KiB "
 	    "object in pool P\n"
 	    "                  twice a second throughout; its errors and "
@@ -247,6 +252,7 @@ cmd_migrate(const struct gopts *g, int argc, char **argv)
 		case O_JOURNAL: o.journal_path = optarg; break;
 		case O_RESUME: o.resume = true; break;
 		case O_ROLLBACK: o.rollback = true; break;
+		case O_NOGATE: o.no_traffic_gate = true; break;
 		case O_RESTART: o.restart_cmd = optarg; break;
 		case O_CONF: o.co.conf = optarg; break;
 		case O_NAME: o.co.name = optarg; break;

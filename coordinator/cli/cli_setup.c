@@ -86,13 +86,16 @@ cli_env_cluster_all(const struct cli_env *e)
 	return clu;
 }
 
+/* The command being run, for its error lines (main sets it). */
+const char *cli_command = "cephfab";
+
 int
 parse_num(const char *opt, const char *v, double min, double max,
     double *out)
 {
 	if (units_number(v, min, max, out) == -1) {
-		fprintf(stderr, "cephfab: pair: %s: '%s' is not a number in "
-		    "[%g, %g]\n", opt, v, min, max);
+		fprintf(stderr, "cephfab: %s: %s: '%s' is not a number in "
+		    "[%g, %g]\n", cli_command, opt, v, min, max);
 		return -1;
 	}
 	return 0;

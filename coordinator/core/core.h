@@ -66,6 +66,9 @@ int inventory_load(const char *path, struct inventory *inv, char *err);
 int inventory_parse_buf(const char *name, const char *text, size_t len,
     struct inventory *inv, char *err);
 void inventory_free(struct inventory *inv);
+/* inventory_text: the file's text as it is now (caller frees), for a
+ * matrix run to keep with its results; NULL when it cannot be read. */
+char *inventory_text(const char *path);
 struct inv_host *inventory_find(struct inventory *inv, const char *name);
 /* inventory_dump writes a canonical text form (used by the golden tests and
  * 'cephfab check -v'). */
@@ -145,8 +148,14 @@ struct out_file {
 	FILE *f;
 	char path[4096];
 	char tmp[4200];			/* "" when written directly */
+	bool std;			/* "-": standard output */
 };
-/* out_file_open: -1 with err naming the file. */
+/* out_path_check: whether a file can be written at path ("-" always):
+ * its directory exists and is writable, it is not a directory; -1 with
+ * err naming it. Asked before measuring, so that a run is never lost to
+ * a typo in an output path. */
+int out_path_check(const char *path, char *err);
+/* out_file_open: -1 with err naming the file; "-" is standard output. */
 int out_file_open(struct out_file *o, const char *path, char *err);
 /* out_file_close: -1 with err ("PATH: cannot write: No space left on
  * device") when any write failed; the temporary is removed then. */
@@ -155,7 +164,8 @@ int out_file_close(struct out_file *o, char *err);
 /* out_duration formats seconds as "3d4h", "5h12m", "7m3s" or "42s". */
 const char *out_duration(double secs, char *buf, size_t sz);
 
-/* self_argv_begin: "cephfab -i INVENTORY [-k KEY] -t TIMEOUT" into argv
+/* self_argv_begin: "cephfab -i INVENTORY [-k KEY] --connect-timeout
+ * TIMEOUT" into argv
  * (the strings are the caller's); returns how many. */
 int self_argv_begin(char **argv, const char *inventory, const char *key,
     const char *timeout);

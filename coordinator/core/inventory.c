@@ -181,6 +181,24 @@ inv_global_pair(struct inv_parse *p, const char *key, const char *val,
 	return 0;
 }
 
+/* inv_looks_named: v has a letter no address has (g-z), or hex letters
+ * without the colons of IPv6: a host name. */
+static bool
+inv_looks_named(const char *v)
+{
+	bool hex = false;
+	size_t i;
+
+	for (i = 0; v[i]; i++) {
+		char c = (char)(v[i] | 0x20);
+
+		if (c >= 'g' && c <= 'z')
+			return true;
+		hex |= c >= 'a' && c <= 'f';
+	}
+	return hex && strchr(v, ':') == NULL;
+}
+
 static int
 inv_host_pair(struct inv_parse *p, const char *key, const char *val,
     int line, char *err)
@@ -191,8 +209,13 @@ inv_host_pair(struct inv_parse *p, const char *key, const char *val,
 		uint16_t port = 0;
 
 		if (netaddr_parse_endpoint(val, &h->agent, &port) == -1) {
+			/* Names are not resolved on purpose (a test must go
+			 * where the inventory says, not where DNS says today):
+			 * say so to a user who wrote one. */
 			snprintf(err, CF_ERRLEN, "agent: '%s' is not ADDR or "
-			    "ADDR:PORT", val);
+			    "ADDR:PORT%s", val, inv_looks_named(val) ?
+			    " (host names are not resolved: give the address)" :
+			    "");
 			return -1;
 		}
 		h->port = port;
@@ -416,4 +439,24 @@ inventory_key_path(const struct inventory *inv, const char *given)
 	if (inv->key_path[0])
 		return inv->key_path;
 	return KEY_DEFAULT;
+}
+
+char *
+inventory_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	buf = malloc(INI_FILE_MAX + 1);
+	n = buf ? fread(buf, 1, INI_FILE_MAX + 1, f) : 0;
+	fclose(f);
+	if (buf == NULL || n > INI_FILE_MAX || memchr(buf, '\0', n)) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,20 +138,57 @@ out_duration(double secs, char *buf, size_t sz)
 	return buf;
 }
 
+/* o_umask: the process's umask (read by setting it back). */
+static mode_t
+o_umask(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	return m;
+}
+
 int
 out_file_open(struct out_file *o, const char *path, char *err)
 {
 	struct stat st;
 
+	int fd;
+
 	memset(o, 0, sizeof(*o));
 	snprintf(o->path, sizeof(o->path), "%s", path);
-	if (stat(path, &st) == -1 || S_ISREG(st.st_mode))
-		snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", path,
-		    (long)getpid());
-	o->f = fopen(o->tmp[0] ? o->tmp : path, "w");
-	if (o->f == NULL) {
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		o->std = true;
+		return 0;
+	}
+	/* A regular file (or none yet) is written beside itself under a
+	 * name no one can guess or plant (mkstemp: O_EXCL, mode 0600) and
+	 * renamed over it once whole; a device or FIFO is written as it
+	 * is, never through a symbolic link. */
+	if (stat(path, &st) == -1 || S_ISREG(st.st_mode)) {
+		if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path) >=
+		    (int)sizeof(o->tmp)) {
+			snprintf(err, CF_ERRLEN, "%s: path too long", path);
+			return -1;
+		}
+		fd = mkostemp(o->tmp, O_CLOEXEC);
+		if (fd != -1 && fchmod(fd, 0644 & ~o_umask()) == -1) {
+			close(fd);
+			unlink(o->tmp);
+			fd = -1;
+		}
+	} else {
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	}
+	if (fd == -1 || (o->f = fdopen(fd, "w")) == NULL) {
 		snprintf(err, CF_ERRLEN, "%s: cannot write: %s", path,
 		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		if (o->tmp[0])
+			unlink(o->tmp);
+		o->tmp[0] = '\0';
 		return -1;
 	}
 	return 0;
@@ -173,6 +211,13 @@ out_file_close(struct out_file *o, char *err)
 		bad = 1;
 		e = errno;
 	}
+	if (o->std) {
+		o->f = NULL;
+		if (bad)
+			snprintf(err, CF_ERRLEN, "standard output: %s",
+			    strerror(e));
+		return bad ? -1 : 0;
+	}
 	if (fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		e = errno;
@@ -189,6 +234,34 @@ out_file_close(struct out_file *o, char *err)
 		    strerror(e));
 		if (o->tmp[0])
 			unlink(o->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int
+out_path_check(const char *path, char *err)
+{
+	char dir[4096], *slash;
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, CF_ERRLEN, "%s: is a directory", path);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK | X_OK) == -1) {
+		snprintf(err, CF_ERRLEN, "%s: cannot write in %s: %s", path,
+		    dir, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -23,7 +23,7 @@ self_argv_begin(char **argv, const char *inventory, const char *key,
 		argv[k++] = "-k";
 		argv[k++] = (char *)key;
 	}
-	argv[k++] = "-t";
+	argv[k++] = "--connect-timeout";
 	argv[k++] = (char *)timeout;
 	return k;
 }

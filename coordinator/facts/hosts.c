@@ -114,19 +114,19 @@ hosts_message(struct conn *c, const struct frame_hdr *h, const cJSON *body)
 	if (p->run->o->facts) {
 		cJSON *req = cJSON_CreateObject();
 
-		/* The state waits for the facts; a busy agent still has
-		 * them to give. */
-		p->state_after = busy ? HS_BUSY : HS_OK;
+		/* The state waits for the facts. An agent running some
+		 * coordinator's test is healthy: 'ok', with what it does
+		 * said ('busy' is an agent at its max_sessions). */
+		p->state_after = HS_OK;
 		snprintf(p->detail_after, sizeof(p->detail_after), "%s", busy ?
-		    "agent is running a test" : "");
+		    "running a test" : "");
 		cJSON_AddItemToObject(req, "peers", cJSON_Duplicate(
 		    p->run->peers, 1));
 		conn_send(c, MSG_FACTS, 0, req);
 		cJSON_Delete(req);
 		return;
 	}
-	hosts_finish(p, busy ? HS_BUSY : HS_OK, busy ? "agent is running a "
-	    "test" : "");
+	hosts_finish(p, HS_OK, busy ? "running a test" : "");
 	conn_bye(c);
 }
 
@@ -230,6 +230,26 @@ hosts_addr(const struct netaddr *want, const struct netcidr *net,
 	return o;
 }
 
+
+/* hosts_warn_open: agents that may send test traffic anywhere their host
+ * is (no Ceph networks in their agent.conf): a warning, not a failure. */
+static void
+hosts_warn_open(const cJSON *arr)
+{
+	const cJSON *h, *t, *n;
+
+	cJSON_ArrayForEach(h, arr) {
+		t = cJSON_GetObjectItem(h, "targets");
+		n = cJSON_GetObjectItem(h, "name");
+		if (cJSON_IsString(t) && cJSON_IsString(n) &&
+		    strcmp(t->valuestring, "host_subnets") == 0)
+			printf("warning: %s's agent has no public_network, "
+			    "cluster_network or allow_targets in agent.conf: it "
+			    "may send test traffic to every subnet its host is "
+			    "on\n", n->valuestring);
+	}
+}
+
 static int
 hosts_report(struct hosts_run *run, struct inventory *inv,
     const struct hosts_opts *o)
@@ -292,6 +312,10 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 					cJSON_AddNumberToObject(h, "threads", v);
 				if (json_get_bool(p->status, "busy", &b, err) == 0)
 					cJSON_AddBoolToObject(h, "busy", b);
+				if (json_opt_str(p->status, "targets", 0, 16,
+				    "", &hn, err) == 0 && hn[0])
+					cJSON_AddStringToObject(h, "targets",
+					    hn);
 			}
 			if (json_get_str(p->status, "hostname", 0, 255, &hn,
 			    err) == 0)
@@ -314,7 +338,8 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 			    p->proto ? (snprintf(pr, sizeof(pr), "%u",
 			    p->proto), pr) : "-",
 			    p->status ? out_duration(uptime, up, sizeof(up)) :
-			    "-", hstate_names[p->state],
+			    "-", p->state == HS_OK && p->detail[0] ?
+			    "ok, testing" : hstate_names[p->state],
 			    p->status ? pl : p->detail,
 			    p->status ? "  " : "", p->status ? cl : "");
 	}
@@ -361,8 +386,10 @@ hosts_report(struct hosts_run *run, struct inventory *inv,
 	cJSON_AddStringToObject(doc, "verdict", bad ? "fail" : "pass");
 	if (o->json)
 		out_json(doc);
-	else
+	else {
 		printf("%d of %d hosts ok\n", counts[HS_OK], run->n);
+		hosts_warn_open(arr);
+	}
 	cJSON_Delete(doc);
 	return bad ? EXIT_PROBLEMS : EXIT_PASS;
 }

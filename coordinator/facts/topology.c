@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARTNER_COLLECTING 0x10	/* 802.3ad port state bits */
-#define PARTNER_DISTRIBUTING 0x20
 
 int
 topology_frr(const cJSON *frr, struct frr_sum *s, char *err)
@@ -130,6 +128,26 @@ link_with_addr(const cJSON *facts, const char *a)
 	return NULL;
 }
 
+/* link_bond: the bond carrying link l: its own (a Linux bond), or the OVS
+ * bond its bridge goes out by ("ovs_uplink", an internal port). */
+static const cJSON *
+link_bond(const cJSON *facts, const cJSON *l, const char **ovs_name)
+{
+	const cJSON *b, *x;
+	const char *up = jstr(l, "ovs_uplink");
+
+	*ovs_name = NULL;
+	if ((b = cJSON_GetObjectItem(l, "bond")) != NULL || up[0] == '\0')
+		return b;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(facts, "links"))
+		if (strcmp(jstr(x, "kind"), "ovs-bond") == 0 &&
+		    strcmp(jstr(x, "name"), up) == 0) {
+			*ovs_name = up;
+			return cJSON_GetObjectItem(x, "bond");
+		}
+	return NULL;
+}
+
 static const cJSON *
 route_to(const cJSON *facts, const char *peer)
 {
@@ -152,93 +170,6 @@ gatewayed(const cJSON *r)
 		if (cJSON_GetObjectItem(nh, "gateway"))
 			return true;
 	return false;
-}
-
-/* --- bonds ------------------------------------------------------------------ */
-
-static int
-bond_findings(const char *host, const cJSON *facts, cJSON *out)
-{
-	const cJSON *l, *b, *m, *ad;
-	int errors = 0;
-
-	cJSON_ArrayForEach(l, cJSON_GetObjectItem(facts, "links")) {
-		char why[384];
-		size_t off = 0;
-		double speed0 = -1, agg;
-		const char *mode, *pol;
-		int members = 0, up = 0;
-		cJSON *f;
-
-		if ((b = cJSON_GetObjectItem(l, "bond")) == NULL)
-			continue;
-		mode = jstr(b, "mode");
-		pol = jstr(b, "xmit_hash_policy");
-		ad = cJSON_GetObjectItem(b, "ad");
-		agg = jnum(ad, "aggregator", -1);
-		why[0] = '\0';
-		cJSON_ArrayForEach(m, cJSON_GetObjectItem(b, "members")) {
-			const char *mn = jstr(m, "name");
-			double sp = jnum(m, "speed_mbps", -1);
-			double ps = jnum(m, "partner_state", -1);
-
-			members++;
-			if (strcmp(jstr(m, "mii"), "up") != 0) {
-				off = text_appendf(why, sizeof(why), off,
-				    "%s%s is %s", off ? "; " : "", mn,
-				    jstr(m, "mii"));
-				continue;
-			}
-			up++;
-			if (speed0 < 0 && sp > 0)
-				speed0 = sp;
-			else if (sp > 0 && sp != speed0 && off < 300)
-				off = text_appendf(why, sizeof(why), off,
-				    "%s%s runs at %.0f Mb/s, another "
-				    "member at %.0f", off ? "; " : "", mn, sp,
-				    speed0);
-			if (strcmp(mode, "802.3ad") != 0 || off >= 300)
-				continue;
-			if (agg >= 0 && jnum(m, "aggregator", -1) != agg)
-				off = text_appendf(why, sizeof(why), off,
-				    "%s%s is in aggregator %.0f, not the "
-				    "bond's %.0f", off ? "; " : "", mn,
-				    jnum(m, "aggregator", -1), agg);
-			else if (ps >= 0 && ((int)ps & (PARTNER_COLLECTING |
-			    PARTNER_DISTRIBUTING)) != (PARTNER_COLLECTING |
-			    PARTNER_DISTRIBUTING))
-				off = text_appendf(why, sizeof(why), off,
-				    "%s%s's partner is not collecting and "
-				    "distributing (state 0x%02x)", off ? "; " :
-				    "", mn, (int)ps);
-		}
-		if (members == 0 && off < 300)
-			off = text_appendf(why, sizeof(why), off,
-			    "no members");
-		if (off) {
-			f = finding_new(out, "bond_degraded", "error", "", "check "
-			    "the member's cable, switch port and LACP "
-			    "configuration (the switch's port-channel)",
-			    "%s %s (%s, %d of %d members up): %s", host,
-			    jstr(l, "name"), mode, up, members, why);
-			finding_host(f, host);
-			cJSON_AddStringToObject(cJSON_GetObjectItem(f,
-			    "evidence"), "bond", jstr(l, "name"));
-			errors++;
-		}
-		if ((strcmp(mode, "802.3ad") == 0 || strcmp(mode,
-		    "balance-xor") == 0) && (strcmp(pol, "layer2") == 0 ||
-		    strcmp(pol, "layer2+3") == 0)) {
-			f = finding_new(out, "bond_hash_policy", "warn", "", "set "
-			    "xmit_hash_policy layer3+4 so that the streams "
-			    "between two hosts spread over the members",
-			    "%s %s hashes with %s: all traffic between two "
-			    "hosts takes one member", host, jstr(l, "name"),
-			    pol);
-			finding_host(f, host);
-		}
-	}
-	return errors;
 }
 
 /* --- across hosts ----------------------------------------------------------- */
@@ -532,7 +463,7 @@ topology_findings(const struct inventory *inv, const cJSON *hosts,
 
 		if (facts == NULL)
 			continue;
-		errors += bond_findings(jstr(h, "name"), facts, out);
+		errors += topology_bonds(jstr(h, "name"), facts, out);
 		errors += frr_findings(h, out);
 		for (net = 0; net < 2; net++)
 			rp_filter(inv, h, net, out);
@@ -569,6 +500,7 @@ topology_summary(const struct inventory *inv, const cJSON *hosts)
 		for (net = 0; net < 2; net++) {
 			const struct inv_host *q;
 			const cJSON *l, *b;
+			const char *ovs;
 			char a[NETADDR_STRLEN], line[256];
 			int maxp = 0, minp = 99;
 			size_t off = 0;
@@ -588,14 +520,21 @@ topology_summary(const struct inventory *inv, const cJSON *hosts)
 				off = text_appendf(line, sizeof(line), off,
 				    " mtu %.0f",
 				    jnum(l, "mtu", 0));
-				if ((b = cJSON_GetObjectItem(l, "bond")) !=
-				    NULL)
+				if ((b = link_bond(facts, l, &ovs)) != NULL &&
+				    ovs == NULL)
 					off = text_appendf(line, sizeof(line), off,
 					    ", bond %s %s "
 					    "x%d", jstr(b, "mode"), jstr(b,
 					    "xmit_hash_policy"),
 					    cJSON_GetArraySize(
 					    cJSON_GetObjectItem(b, "members")));
+				else if (b != NULL)
+					off = text_appendf(line, sizeof(line),
+					    off, ", OVS bond %.32s %s x%d, "
+					    "LACP %s", ovs, jstr(b, "mode"),
+					    cJSON_GetArraySize(
+					    cJSON_GetObjectItem(b, "members")),
+					    jstr(b, "lacp"));
 			}
 			TAILQ_FOREACH(q, &inv->hosts, entry) {
 				const cJSON *r;

@@ -53,6 +53,9 @@ struct frr_sum {
  * err naming the field when a shape is not FRR's. */
 int topology_frr(const cJSON *frr, struct frr_sum *s, char *err);
 
+/* topology_bonds appends one host's bond findings to out; the errors
+ * (topology_bonds.c). */
+int topology_bonds(const char *host, const cJSON *facts, cJSON *out);
 /* topology_findings appends the findings of hosts (an array of {"name",
  * "facts"}, as 'hosts --facts --json' prints) to out; prof may be NULL.
  * Returns how many are errors. */

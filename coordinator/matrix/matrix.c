@@ -430,6 +430,16 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 		    cJSON_GetArraySize(m.stored));
 	} else {
 		opts = matrix_opts_json(o);
+		/* The inventory's text goes with the run: 'report' renders
+		 * it later as it was measured, whatever the file says then. */
+		{
+			char *text = inventory_text(inv->path);
+
+			if (text != NULL)
+				cJSON_AddStringToObject(opts, "inventory_text",
+				    text);
+			free(text);
+		}
 		m.run = store_new_run(&m.st, inv->path, opts, err);
 		cJSON_Delete(opts);
 		if (m.run < 0) {
@@ -440,9 +450,9 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 		}
 		m.stored = cJSON_CreateArray();
 	}
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "cephfab: matrix run %lld, results in %s\n",
-		    (long long)m.run, o->db);
+	/* In a pipe too: a script reports or resumes the run by this id. */
+	fprintf(stderr, "cephfab: matrix run %lld, results in %s\n",
+	    (long long)m.run, o->db);
 	m.loop = ev_default_loop(EVFLAG_AUTO);
 	ev_signal_init(&m.sigint_w, signal_cb, SIGINT);
 	ev_signal_init(&m.sigterm_w, signal_cb, SIGTERM);

@@ -75,7 +75,8 @@ journal_open(struct journal *jn, const char *path, bool resume,
 		if (journal_read(path, events, err) == -1)
 			return -1;
 	}
-	jn->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	jn->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	    O_NOFOLLOW, 0640);
 	/* One migrate per journal: two would restart the same OSDs. The
 	 * lock goes with the process, a kill -9 included. */
 	if (jn->fd != -1 && flock(jn->fd, LOCK_EX | LOCK_NB) == -1) {

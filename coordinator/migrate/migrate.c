@@ -35,6 +35,13 @@ migrate_restart_argv(const char *tmpl, int osd, const char *host, char *buf,
 	int n = 0;
 	const char *p = tmpl;
 
+	/* A CRUSH host name that reads as an option ("-oProxyCommand=...")
+	 * is never put on a command line. */
+	if (host == NULL || host[0] == '\0' || host[0] == '-') {
+		snprintf(err, CF_ERRLEN, "osd.%d: host name '%s' cannot go on "
+		    "a command line", osd, host ? host : "");
+		return -1;
+	}
 	while (*p) {
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -102,7 +109,7 @@ restart_one(struct mig *g, const cJSON *d, int osd)
 		    "then --resume", "osd.%d: %s", osd, g->err);
 	}
 	if (migrate_restart_argv(g->o->restart_cmd ? g->o->restart_cmd :
-	    "ssh {host} systemctl restart ceph-osd@{osd}", osd, host, buf,
+	    MIGRATE_RESTART_DEFAULT, osd, host, buf,
 	    sizeof(buf), argv, 64, g->err) == -1)
 		return G_ERROR;
 	rc = child_run(argv, 180, CHILD_STDERR, &o, NULL, 1 << 16, out);
@@ -174,6 +181,55 @@ do_restart(struct mig *g, const cJSON *d, int n)
 	return G_PASS;
 }
 
+/* who_ok: "global" or "osd.N". */
+static bool
+who_ok(const char *w)
+{
+	size_t i;
+
+	if (strcmp(w, "global") == 0)
+		return true;
+	if (strncmp(w, "osd.", 4) != 0 || w[4] == '\0' || strlen(w) > 12)
+		return false;
+	for (i = 4; w[i]; i++)
+		if (w[i] < '0' || w[i] > '9')
+			return false;
+	return true;
+}
+
+bool
+migrate_ceph_allowed(const char *const *a, int k)
+{
+	struct netcidr c;
+
+	if (k == 3 && strcmp(a[0], "osd") == 0 && (strcmp(a[1], "set") == 0 ||
+	    strcmp(a[1], "unset") == 0) && strcmp(a[2], "noout") == 0)
+		return true;
+	if (k < 4 || strcmp(a[0], "config") != 0 || !who_ok(a[2]) ||
+	    strcmp(a[3], "cluster_network") != 0)
+		return false;
+	if (k == 4)
+		return strcmp(a[1], "rm") == 0;
+	/* A value as Ceph takes it: one network or a comma list. */
+	if (k == 5 && strcmp(a[1], "set") == 0 && a[4][0] != '-') {
+		char one[64];
+		const char *p = a[4], *e;
+
+		do {
+			e = strchr(p, ',');
+			if ((size_t)(e ? e - p : (long)strlen(p)) >= sizeof(one))
+				return false;
+			snprintf(one, sizeof(one), "%.*s", e ? (int)(e - p) :
+			    (int)strlen(p), p);
+			if (netcidr_parse(one, &c) == -1)
+				return false;
+			p = e ? e + 1 : NULL;
+		} while (p);
+		return true;
+	}
+	return false;
+}
+
 static int
 do_ceph(struct mig *g, const cJSON *d)
 {
@@ -189,6 +245,15 @@ do_ceph(struct mig *g, const cJSON *d)
 		a[k] = NULL;
 		if (k == 0)
 			continue;
+		/* A plan is a file anyone may edit: only what a plan can
+		 * contain runs. */
+		if (!migrate_ceph_allowed(a, k)) {
+			snprintf(g->err, CF_ERRLEN, "the plan asks for 'ceph "
+			    "%s%s%s ...', which no plan contains: refused (was "
+			    "it edited?)", a[0], k > 1 ? " " : "", k > 1 ?
+			    a[1] : "");
+			return G_ERROR;
+		}
 		if (ceph_cmd(&g->o->co, a, g->err) != 0)
 			return migrate_pause(g, "see the CLI's message; fix it, then "
 			    "--resume", "%s", g->err);

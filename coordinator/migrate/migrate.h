@@ -157,6 +157,9 @@ struct migrate_opts {
 	const char *inventory, *key;
 	double retrans_limit;		/* percent (2) */
 	double retrans_min;		/* segments (1000) */
+	/* Settle on Ceph's own state alone when the watch has nothing to
+	 * say (else no samples is a pause). */
+	bool no_traffic_gate;
 	/* A client probe writing and reading objects in this pool while it
 	 * runs (NULL: none). */
 	const char *probe_pool;
@@ -166,6 +169,11 @@ struct migrate_opts {
  * paused at a gate, EXIT_USAGE for a bad plan or journal, EXIT_RUNTIME
  * when the cluster or the journal could not be used. */
 int migrate_run(const struct migrate_opts *o);
+
+/* The default restart command: never a prompt (BatchMode), a bounded
+ * connect, and the host after "--" (it cannot be read as an option). */
+#define MIGRATE_RESTART_DEFAULT "ssh -o BatchMode=yes -o ConnectTimeout=10 " \
+	"-- {host} systemctl restart ceph-osd@{osd}"
 
 /* migrate_restart_argv: the restart command for one OSD, TEMPLATE split at
  * blanks with {osd} and {host} replaced, in buf; argv points into it.

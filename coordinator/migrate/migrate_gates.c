@@ -1,5 +1,6 @@
 /* migrate_gates: observations and gates of a migrate run, see migrate_int.h. */
 #include "migrate/migrate_int.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,10 +13,7 @@
 double
 migrate_mono(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return clock_mono();
 }
 
 int
@@ -346,8 +344,14 @@ chk_ok_to_stop(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 		return 3;
 	}
 	cJSON_Delete(j);
-	snprintf(st, sl, "ok-to-stop refuses: %d PGs would not be ok",
-	    ok.num_not_ok_pgs);
+	/* What the journal keeps as the gate's evidence: a pass must read
+	 * as one. */
+	if (rc == 0 && ok.ok)
+		snprintf(st, sl, "ok-to-stop: safe to stop (%d PGs would not "
+		    "be ok)", ok.num_not_ok_pgs);
+	else
+		snprintf(st, sl, "ok-to-stop refuses: %d PGs would not be ok",
+		    ok.num_not_ok_pgs);
 	return rc == 0 && ok.ok ? 0 : 1;
 }
 
@@ -448,6 +452,7 @@ chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 	char spike[160];
 	int osd[256], k = migrate_osds(gate, osd, 256), i;
 	struct ceph_health h;
+	const char *why;
 
 	json_opt_double(gate, "seconds", 0, 86400, 40, &secs, g->err);
 	if (g->settle_n != n) {
@@ -496,6 +501,17 @@ chk_settle(struct mig *g, const cJSON *gate, int n, char *st, size_t sl)
 	    secs);
 	if (migrate_mono() - g->settle_t0 < secs)
 		return 1;
+	/* A watch that saw nothing has not seen the traffic was fine: a
+	 * dead watch (or one silenced) must not switch the gate off. */
+	if ((why = migrate_watch_silent(g->o->inventory != NULL,
+	    g->o->no_traffic_gate, g->watch_pid > 0, g->watch_lines)) != NULL) {
+		migrate_pause(g, "check that the agents answer (cephfab -i INV "
+		    "watch --net cluster), then --resume; or --resume "
+		    "--no-traffic-gate to settle on Ceph's own state alone",
+		    "the cluster network's traffic watch gave no samples "
+		    "while settling (%s)", why);
+		return 2;
+	}
 	return 0;
 }
 

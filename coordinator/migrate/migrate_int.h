@@ -81,6 +81,15 @@ int migrate_gate(struct mig *g, const cJSON *gate, int n);
 void migrate_watch_start(struct mig *g, double secs);
 int migrate_watch_poll(struct mig *g, char *spike, size_t len);
 void migrate_watch_stop(struct mig *g);
+/* migrate_ceph_allowed: whether a plan's ceph argv (k words) is one a plan
+ * can contain: osd set|unset noout, config set WHO cluster_network NETS,
+ * config rm WHO cluster_network, WHO being global or osd.N. Pure. */
+bool migrate_ceph_allowed(const char *const *a, int k);
+/* migrate_watch_silent: why the settle gate cannot pass on the traffic
+ * watch (it was to run and did not start, or gave no sample), NULL when it
+ * can (samples came, no inventory, or --no-traffic-gate). Pure. */
+const char *migrate_watch_silent(bool wanted, bool no_gate, bool started,
+    int lines);
 /* migrate_reap ends a child of ours: SIGTERM, up to grace seconds for it to
  * exit, then SIGKILL; it is waited for either way. */
 void migrate_reap(int pid, double grace);

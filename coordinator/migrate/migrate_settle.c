@@ -55,10 +55,18 @@ migrate_watch_judge(const char *line, double limit, double min_segments,
 	return spike;
 }
 
+const char *
+migrate_watch_silent(bool wanted, bool no_gate, bool started, int lines)
+{
+	if (!wanted || no_gate || (started && lines > 0))
+		return NULL;
+	return started ? "no agent reported a sample" : "it did not start";
+}
+
 void
 migrate_watch_start(struct mig *g, double secs)
 {
-	char self[4096], dur[32];
+	char self[4096], dur[32], ival[32];
 	const char *argv[16];
 	ssize_t sl;
 	int k = 0, fd;
@@ -91,8 +99,11 @@ migrate_watch_start(struct mig *g, double secs)
 	argv[k++] = "cluster";
 	argv[k++] = "-t";
 	argv[k++] = dur;
+	/* A few samples even in a short settle: its end must have one. */
+	snprintf(ival, sizeof(ival), "%.1f", secs >= 15 ? 5 : secs / 3 < 1 ?
+	    1 : secs / 3);
 	argv[k++] = "--interval";
-	argv[k++] = "5";
+	argv[k++] = ival;
 	argv[k++] = "--json";
 	argv[k] = NULL;
 	pid = fork();

@@ -5,6 +5,7 @@
 #include "core/core.h"
 #include "json.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +75,18 @@ write_inv(const char *path, const struct inventory *inv, const char *key,
     const struct ceph_map *m, const struct netcidr *nn, struct nhost *nh,
     int n)
 {
-	FILE *f = fopen(path, "w");
+	/* Never through a symbolic link someone left at the path. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	FILE *f = fd == -1 ? NULL : fdopen(fd, "w");
 	char a[NETADDR_STRLEN + 8];
 	int i;
 
-	if (f == NULL)
+	if (f == NULL) {
+		if (fd != -1)
+			close(fd);
 		return -1;
+	}
 	fprintf(f, "# cephfab plan: the old (public) and new (cluster) "
 	    "cluster networks\n[global]\nkey = %s\nport = %u\n", key,
 	    inv->port);

@@ -9,7 +9,7 @@
 static const char *prologue =
     "set -euo pipefail\n"
     "CEPH=${CEPH:-ceph}\n"
-    "SSH=${SSH:-ssh}\n"
+    "SSH=${SSH:-ssh -o BatchMode=yes -o ConnectTimeout=10}\n"
     "FROM=${1:-1}\n"
     "STEP=0\n"
     "log() { printf '%s step %s: %s\\n' \"$(date +%T)\" \"$STEP\" \"$*\" >&2; }\n"
@@ -79,6 +79,24 @@ ids(FILE *f, const cJSON *g)
 		fprintf(f, " %d", id->valueint);
 }
 
+/* osd_host: where step s's command "systemctl restart ceph-osd@N" runs:
+ * N's host in the step's restart map, else the step's own host; NULL
+ * when neither names one that can go on a command line. */
+static const char *
+osd_host(const cJSON *s, const char *cmd, const char *host)
+{
+	const char *at = strrchr(cmd, '@'), *h = host;
+	const cJSON *x;
+
+	x = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s,
+	    "do"), "hosts"), at ? at + 1 : "");
+	if (cJSON_IsString(x))
+		h = x->valuestring;
+	else if (strchr(host, ','))
+		return NULL;	/* a batch's label, not a host */
+	return h[0] && h[0] != '-' ? h : NULL;
+}
+
 int
 plan_script(const cJSON *plan, FILE *f)
 {
@@ -112,13 +130,22 @@ plan_script(const cJSON *plan, FILE *f)
 			fputs(")\n", f);
 		}
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(s, "commands")) {
-			/* systemd restarts run on the OSD's host. */
+			const char *on;
+
+			/* systemd restarts run on the OSD's own host (a
+			 * batch's step names several). */
 			if (strncmp(c->valuestring, "systemctl ", 10) == 0 &&
-			    strcmp(deploy, "systemd") == 0 && host[0]) {
-				fputs("\t$SSH ", f);
-				quote(f, host);
-				fputs(" sudo ", f);
-				quote(f, c->valuestring);
+			    strcmp(deploy, "systemd") == 0) {
+				on = osd_host(s, c->valuestring, host);
+				fputs(on ? "\t$SSH -- " : "\tlog 'no usable "
+				    "host name for: '", f);
+				quote(f, on ? on : c->valuestring);
+				if (on) {
+					fputs(" sudo ", f);
+					quote(f, c->valuestring);
+				} else {
+					fputs("; exit 1", f);
+				}
 				fputc('\n', f);
 			} else {
 				fprintf(f, "\t$CEPH %s\n", c->valuestring + 5);

@@ -24,6 +24,7 @@ struct mhost {
 	char rid[17], nid[17];		/* responder and runner probe ids */
 	char error[256];
 	double late_us;			/* its runner's p99 lateness, or NAN */
+	double drops;			/* replies its socket dropped, or NAN */
 };
 
 /* One ordered pair's figures, kept as numbers: a JSON tree per pair
@@ -197,10 +198,13 @@ mesh_absorb(struct mrun_mesh *m, int i, const cJSON *body)
 
 	/* How late the runner's own thread was (agents before this field
 	 * say nothing: unknown). */
-	m->hs[i].late_us = NAN;
-	if (json_opt_obj(body, "load", &load, err) == 0 && load != NULL)
+	m->hs[i].late_us = m->hs[i].drops = NAN;
+	if (json_opt_obj(body, "load", &load, err) == 0 && load != NULL) {
 		json_opt_double(load, "late_p99_us", 0, 1e12, NAN,
 		    &m->hs[i].late_us, err);
+		json_opt_double(load, "rx_drops", 0, 1e12, NAN,
+		    &m->hs[i].drops, err);
+	}
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(body, "targets")) {
 		const char *dst;
 		uint32_t sent, recv;
@@ -483,9 +487,16 @@ pair_cell(const struct mrun_mesh *m, int a, int b, bool *lost)
 			    cJSON_DetachItemFromObject(p, "rtt"));
 		cJSON_Delete(p);
 		cJSON_AddItemToArray(sz, s1);
-		if (isfinite(m->hs[x].late_us))
-			cJSON_AddNumberToObject(cJSON_AddObjectToObject(r,
-			    "load"), "late_p99_us", m->hs[x].late_us);
+		if (isfinite(m->hs[x].late_us) || isfinite(m->hs[x].drops)) {
+			cJSON *ld = cJSON_AddObjectToObject(r, "load");
+
+			if (isfinite(m->hs[x].late_us))
+				cJSON_AddNumberToObject(ld, "late_p99_us",
+				    m->hs[x].late_us);
+			if (isfinite(m->hs[x].drops))
+				cJSON_AddNumberToObject(ld, "rx_drops",
+				    m->hs[x].drops);
+		}
 		cJSON_AddItemToArray(arr, r);
 	}
 	*lost = probed == 0 || recv == 0;
@@ -565,7 +576,7 @@ mesh_run(struct inventory *inv, const struct auth_key *key,
 			continue;
 		m.hs[i].m = &m;
 		m.hs[i].h = h;
-		m.hs[i].late_us = NAN;
+		m.hs[i].late_us = m.hs[i].drops = NAN;
 		hexid(m.hs[i].rid, 16);
 		hexid(m.hs[i].nid, 16);
 		i++;

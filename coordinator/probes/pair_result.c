@@ -409,6 +409,7 @@ struct dsum {
 	double busy, rwnd, sndbuf, wall;
 	double minbps, maxbps, jain;
 	uint32_t minid, maxid, n;
+	uint32_t have;			/* streams either side reported */
 	enum limit limit;
 };
 
@@ -426,6 +427,7 @@ dsum_compute(const struct tresult *r, bool a_sends, struct dsum *d)
 
 		if (t->a_sends != a_sends)
 			continue;
+		d->have += t->snd.have || t->rcv.have;
 		d->sent += t->snd.bytes;
 		d->recv += t->rcv.bytes;
 		bps = t->rcv.have ? t->rcv.bps : t->snd.bps;
@@ -456,6 +458,11 @@ dsum_compute(const struct tresult *r, bool a_sends, struct dsum *d)
 	d->jain = tputstat_jain(x, (int)d->n);
 	d->limit = tputstat_limit((uint64_t)d->busy, (uint64_t)d->rwnd,
 	    (uint64_t)d->sndbuf, (uint64_t)d->wall);
+	/* Paced streams that reached their --rate were held by the pacing,
+	 * however busy TCP_INFO says they were (fq keeps them "busy"). */
+	if (r->o->rate > 0 && d->n > 0 && d->bps >= 0.9 * (double)r->o->rate *
+	    d->n)
+		d->limit = LIMIT_APP;
 }
 
 static cJSON *
@@ -466,6 +473,18 @@ dsum_json(const struct tresult *r, bool a_sends, const struct dsum *d)
 
 	cJSON_AddStringToObject(o, "direction", dir_name(r, a_sends, dn,
 	    sizeof(dn)));
+	/* No stream reported this way (the test failed first): nothing was
+	 * measured, and nothing may read as a rate or as fair. */
+	if (d->have == 0) {
+		static const char *const keys[] = { "sent_bytes",
+		    "received_bytes", "bits_per_second", "jain_fairness",
+		    "min_stream_bps", "max_stream_bps" };
+		size_t k;
+
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			cJSON_AddNullToObject(o, keys[k]);
+		return o;
+	}
 	cJSON_AddNumberToObject(o, "sent_bytes", d->sent);
 	cJSON_AddNumberToObject(o, "received_bytes", d->recv);
 	cJSON_AddNumberToObject(o, "bits_per_second", d->bps);
@@ -658,9 +677,9 @@ pair_result_report(struct tresult *r)
 	if (!r->o->json) {
 		if (r->error[0] == '\0' || moved > 0)
 			pair_result_human(r, ds);
-		if (r->error[0])
-			printf("error: %s\n", r->error);
 		fflush(stdout);
+		if (r->error[0])
+			fprintf(stderr, "cephfab: pair: %s\n", r->error);
 		return;
 	}
 	doc = cJSON_CreateObject();

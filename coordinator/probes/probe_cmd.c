@@ -521,9 +521,16 @@ probe_cmd_print(const struct probe_cmd_opts *o, const cJSON *doc,
 		json_get_str(f, "detail", 0, 512, &d, err);
 		printf("FINDING %s: %s\n", k, d);
 	}
-	if (cJSON_GetObjectItem(doc, "error"))
-		printf("error: %s\n", cJSON_GetObjectItem(doc,
+	/* The error is the tool's, on stderr like every other: the
+	 * results above it stay a clean table on stdout. */
+	if (cJSON_IsString(cJSON_GetObjectItem(doc, "error"))) {
+		const cJSON *cmd = cJSON_GetObjectItem(doc, "command");
+
+		fflush(stdout);
+		fprintf(stderr, "cephfab: %s: %s\n", cJSON_IsString(cmd) ?
+		    cmd->valuestring : "probe", cJSON_GetObjectItem(doc,
 		    "error")->valuestring);
+	}
 	printf("verdict: %s\n", rc == EXIT_PASS ? "pass" :
 	    rc == EXIT_PROBLEMS ? "fail" : "error");
 }

@@ -23,6 +23,7 @@ struct cpair {
 	char key[140];		/* "src->dst" */
 	double gbps, rpg, p50, p99;
 	int paths, unused;	/* the sender's spread (bandwidth) */
+	double used;		/* paths that carried traffic, NAN unknown */
 };
 
 struct cset {
@@ -45,7 +46,7 @@ cset_get(struct cset *s, const char *src, const char *dst)
 	memset(&s->p[s->n], 0, sizeof(s->p[0]));
 	snprintf(s->p[s->n].key, sizeof(s->p[0].key), "%s", key);
 	s->p[s->n].gbps = s->p[s->n].rpg = NAN;
-	s->p[s->n].p50 = s->p[s->n].p99 = NAN;
+	s->p[s->n].p50 = s->p[s->n].p99 = s->p[s->n].used = NAN;
 	return &s->p[s->n++];
 }
 
@@ -64,6 +65,7 @@ spread_of(const cJSON *end, int k, struct cpair *p)
 		return;
 	p->paths = (int)v;
 	p->unused = cJSON_GetArraySize(cJSON_GetObjectItem(sp, "unused"));
+	p->used = p->paths - p->unused;
 }
 
 static void
@@ -179,20 +181,21 @@ count_findings(struct store *st, int64_t run, const char *net)
 	return n;
 }
 
+/* row: one metric, a column per run; with two runs, B's change from A. */
 static void
-row(const char *name, double a, double b, const char *fmt, bool pct)
+row(const char *name, const double *v, int n, const char *fmt, bool pct)
 {
-	char x[32], y[32], d[32] = "";
+	char x[32], d[32] = "";
+	int r;
 
-	snprintf(x, sizeof(x), fmt, a);
-	snprintf(y, sizeof(y), fmt, b);
-	if (!isfinite(a))
-		snprintf(x, sizeof(x), "-");
-	if (!isfinite(b))
-		snprintf(y, sizeof(y), "-");
-	if (pct && isfinite(a) && isfinite(b) && a != 0)
-		snprintf(d, sizeof(d), "%+.1f%%", 100 * (b - a) / a);
-	printf("  %-22s %12s %12s %9s\n", name, x, y, d);
+	printf("  %-22s", name);
+	for (r = 0; r < n; r++) {
+		snprintf(x, sizeof(x), fmt, v[r]);
+		printf(" %12s", isfinite(v[r]) ? x : "-");
+	}
+	if (n == 2 && pct && isfinite(v[0]) && isfinite(v[1]) && v[0] != 0)
+		snprintf(d, sizeof(d), "%+.1f%%", 100 * (v[1] - v[0]) / v[0]);
+	printf(n == 2 ? " %9s\n" : "\n", d);
 }
 
 /* design: what a run measured with and over: streams and seconds per
@@ -200,7 +203,8 @@ row(const char *name, double a, double b, const char *fmt, bool pct)
  * topology line, from --tests facts), FRR's sessions, and how many pairs
  * used every path. */
 static cJSON *
-design(struct store *st, int64_t run, const char *net, const struct cset *s)
+design(struct store *st, const char *db, int64_t run, const char *net,
+    const struct cset *s)
 {
 	cJSON *o = cJSON_CreateObject(), *opts, *fh, *sum, *t;
 	char invpath[4096], err[CF_ERRLEN], line[160];
@@ -227,7 +231,8 @@ design(struct store *st, int64_t run, const char *net, const struct cset *s)
 	}
 	fh = cJSON_CreateArray();
 	store_each(st, run, "host", "facts", topology_cell_cb, fh);
-	if (cJSON_GetArraySize(fh) > 0 && inventory_load(invpath, &inv,
+	/* The inventory stored with the run: a lab's is gone with it. */
+	if (cJSON_GetArraySize(fh) > 0 && report_inventory(db, run, NULL, &inv,
 	    err) == 0) {
 		const char *best = NULL, *bfrr = NULL;
 		int bn = 0, fn = 0;
@@ -273,153 +278,224 @@ design(struct store *st, int64_t run, const char *net, const struct cset *s)
 }
 
 static void
-design_row(const char *k, const cJSON *da, const cJSON *db)
+design_row(const char *k, cJSON *const *d, int n)
 {
-	const cJSON *x = cJSON_GetObjectItem(da, k), *y = cJSON_GetObjectItem(
-	    db, k);
-	char a[200], b[200];
+	char a[200];
+	int r, any = 0;
 
-	if (x == NULL && y == NULL)
+	for (r = 0; r < n; r++)
+		any += cJSON_GetObjectItem(d[r], k) != NULL;
+	if (!any)
 		return;
-	if (cJSON_IsNumber(x))
-		snprintf(a, sizeof(a), "%g", x->valuedouble);
-	else
-		snprintf(a, sizeof(a), "%s", cJSON_IsString(x) ?
-		    x->valuestring : "-");
-	if (cJSON_IsNumber(y))
-		snprintf(b, sizeof(b), "%g", y->valuedouble);
-	else
-		snprintf(b, sizeof(b), "%s", cJSON_IsString(y) ?
-		    y->valuestring : "-");
-	printf("  %-22s A: %s\n  %-22s B: %s\n", k, a, "", b);
+	for (r = 0; r < n; r++) {
+		const cJSON *x = cJSON_GetObjectItem(d[r], k);
+
+		if (cJSON_IsNumber(x))
+			snprintf(a, sizeof(a), "%g", x->valuedouble);
+		else
+			snprintf(a, sizeof(a), "%s", cJSON_IsString(x) ?
+			    x->valuestring : "-");
+		printf("  %-22s %c: %s\n", r ? "" : k, 'A' + r, a);
+	}
+}
+
+/* The metrics of the table: name, JSON key, field, percentile, format,
+ * whether a change in percent means something. */
+static const struct metric {
+	const char *name, *key;
+	size_t off;
+	double q;
+	const char *fmt;
+	bool pct;
+} metrics[] = {
+	{ "median Gbit/s", "median_gbps", offsetof(struct cpair, gbps), 50,
+	    "%.2f", true },
+	{ "p10 Gbit/s", "p10_gbps", offsetof(struct cpair, gbps), 10, "%.2f",
+	    true },
+	{ "retransmits/GB (med)", "median_retrans_per_gb",
+	    offsetof(struct cpair, rpg), 50, "%.1f", false },
+	{ "RTT p50 us (median)", "median_rtt_p50_us",
+	    offsetof(struct cpair, p50), 50, "%.1f", true },
+	{ "RTT p99 us (median)", "median_rtt_p99_us",
+	    offsetof(struct cpair, p99), 50, "%.1f", true },
+	{ "paths used (median)", "median_paths_used",
+	    offsetof(struct cpair, used), 50, "%.0f", false },
+};
+
+/* pair_in: run s's pair with key, or NULL. */
+static const struct cpair *
+pair_in(const struct cset *s, const char *key)
+{
+	int j;
+
+	for (j = 0; j < s->n; j++)
+		if (strcmp(s->p[j].key, key) == 0)
+			return &s->p[j];
+	return NULL;
+}
+
+/* all_keys: every pair key of the runs, in the first run's order, then
+ * the ones only later runs have. */
+static int
+all_keys(struct cset *const *s, int n, const char **keys, int max)
+{
+	int r, i, j, k = 0;
+
+	for (r = 0; r < n; r++)
+		for (i = 0; i < s[r]->n && k < max; i++) {
+			for (j = 0; j < k; j++)
+				if (strcmp(keys[j], s[r]->p[i].key) == 0)
+					break;
+			if (j == k)
+				keys[k++] = s[r]->p[i].key;
+		}
+	return k;
+}
+
+/* compare_net: one network of the runs, into o (JSON) and on stdout. */
+static void
+compare_net(struct store *st, const char *db, const int64_t *runs, int n,
+    struct cset *const *s, const char *net, cJSON *o, bool json)
+{
+	static const char *keys_buf[CMP_MAX];
+	cJSON *d[COMPARE_MAX], *pairs;
+	double v[COMPARE_MAX];
+	char key[32];
+	size_t m;
+	int r, i, nk;
+
+	for (m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+		cJSON *x = cJSON_AddObjectToObject(o, metrics[m].key);
+
+		for (r = 0; r < n; r++) {
+			v[r] = cset_stat(s[r], metrics[m].off, metrics[m].q);
+			snprintf(key, sizeof(key), "%c", 'a' + r);
+			if (isfinite(v[r]))
+				cJSON_AddNumberToObject(x, key, v[r]);
+		}
+	}
+	for (r = 0; r < n; r++) {
+		d[r] = design(st, db, runs[r], net, s[r]);
+		snprintf(key, sizeof(key), "design_%c", 'a' + r);
+		cJSON_AddItemToObject(o, key, d[r]);
+		snprintf(key, sizeof(key), "errors_%c", 'a' + r);
+		cJSON_AddNumberToObject(o, key, count_findings(st, runs[r],
+		    net));
+	}
+	pairs = cJSON_AddArrayToObject(o, "pairs");
+	nk = all_keys(s, n, keys_buf, CMP_MAX);
+	for (i = 0; i < nk; i++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "pair", keys_buf[i]);
+		for (r = 0; r < n; r++) {
+			const struct cpair *p = pair_in(s[r], keys_buf[i]);
+
+			snprintf(key, sizeof(key), "gbps_%c", 'a' + r);
+			if (p && isfinite(p->gbps))
+				cJSON_AddNumberToObject(x, key, p->gbps);
+		}
+		cJSON_AddItemToArray(pairs, x);
+	}
+	if (json)
+		return;
+	printf("%s network\n  %-22s", net, "run");
+	for (r = 0; r < n; r++) {
+		snprintf(key, sizeof(key), "%c: %lld", 'A' + r,
+		    (long long)runs[r]);
+		printf(" %12s", key);
+	}
+	printf("\n");
+	for (m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+		for (r = 0; r < n; r++)
+			v[r] = cset_stat(s[r], metrics[m].off, metrics[m].q);
+		row(metrics[m].name, v, n, metrics[m].fmt, metrics[m].pct);
+	}
+	for (r = 0; r < n; r++)
+		v[r] = count_findings(st, runs[r], net);
+	row("error findings", v, n, "%.0f", false);
+	design_row("streams", d, n);
+	design_row("paths", d, n);
+	design_row("routing", d, n);
+	design_row("spread", d, n);
+	printf("  per pair, Gbit/s:\n");
+	for (i = 0; i < nk; i++) {
+		bool any = false;
+
+		for (r = 0; r < n; r++) {
+			const struct cpair *p = pair_in(s[r], keys_buf[i]);
+
+			v[r] = p ? p->gbps : NAN;
+			any |= isfinite(v[r]);
+		}
+		if (any)
+			row(keys_buf[i], v, n, "%.2f", true);
+	}
+	printf("\n");
 }
 
 int
-compare_run(const char *db, int64_t ra, int64_t rb, bool json)
+compare_run(const char *db, const int64_t *runs, int n, bool json)
 {
 	static const char *nets[] = { "public", "cluster" };
-	struct cset *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct cset *s[COMPARE_MAX] = { 0 };
+	cJSON *cells[COMPARE_MAX] = { 0 }, *doc = cJSON_CreateObject(), *jn;
+	cJSON *ids;
 	struct store st;
 	char err[CF_ERRLEN];
-	cJSON *ca, *cb, *doc = cJSON_CreateObject(), *jn;
-	int k, i, rc = EXIT_PASS, shown = 0;
+	int k, r, rc = EXIT_PASS, shown = 0;
 
-	if (a == NULL || b == NULL || store_open(&st, db, err) == -1) {
-		fprintf(stderr, "cephfab: compare: %s\n", a && b ? err :
-		    "out of memory");
-		free(a);
-		free(b);
+	for (r = 0; r < n; r++)
+		if ((s[r] = malloc(sizeof(*s[r]))) == NULL)
+			snprintf(err, sizeof(err), "out of memory");
+	for (r = 0; r < n && s[r]; r++)
+		continue;
+	if (r < n || store_open(&st, db, err) == -1) {
+		fprintf(stderr, "cephfab: compare: %s\n", err);
+		for (r = 0; r < n; r++)
+			free(s[r]);
 		cJSON_Delete(doc);
 		return EXIT_RUNTIME;
 	}
-	ca = store_cells(&st, ra);
-	cb = store_cells(&st, rb);
-	if (cJSON_GetArraySize(ca) == 0 || cJSON_GetArraySize(cb) == 0) {
-		fprintf(stderr, "cephfab: compare: run %lld has no cells in %s\n",
-		    (long long)(cJSON_GetArraySize(ca) ? rb : ra), db);
-		rc = EXIT_USAGE;
-		goto out;
+	for (r = 0; r < n; r++) {
+		cells[r] = store_cells(&st, runs[r]);
+		if (cJSON_GetArraySize(cells[r]) == 0) {
+			fprintf(stderr, "cephfab: compare: run %lld has no "
+			    "cells in %s\n", (long long)runs[r], db);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 	}
-	cJSON_AddNumberToObject(doc, "run_a", (double)ra);
-	cJSON_AddNumberToObject(doc, "run_b", (double)rb);
+	/* Two runs keep their names of old (run_a, run_b) beside the list. */
+	cJSON_AddNumberToObject(doc, "run_a", (double)runs[0]);
+	cJSON_AddNumberToObject(doc, "run_b", (double)runs[1]);
+	ids = cJSON_AddArrayToObject(doc, "runs");
+	for (r = 0; r < n; r++)
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)runs[r]));
 	jn = cJSON_AddObjectToObject(doc, "networks");
 	for (k = 0; k < 2; k++) {
-		cJSON *o, *pairs, *da, *dbb;
+		int any = 0;
 
-		cset_fill(a, ca, nets[k]);
-		cset_fill(b, cb, nets[k]);
-		if (a->n == 0 && b->n == 0)
+		for (r = 0; r < n; r++) {
+			cset_fill(s[r], cells[r], nets[k]);
+			any += s[r]->n;
+		}
+		if (any == 0)
 			continue;
 		shown++;
-		o = cJSON_AddObjectToObject(jn, nets[k]);
-#define BOTH(name, field, q) do { \
-	cJSON *x = cJSON_AddObjectToObject(o, name); \
-	double va = cset_stat(a, offsetof(struct cpair, field), q); \
-	double vb = cset_stat(b, offsetof(struct cpair, field), q); \
-	if (isfinite(va)) cJSON_AddNumberToObject(x, "a", va); \
-	if (isfinite(vb)) cJSON_AddNumberToObject(x, "b", vb); \
-} while (0)
-		BOTH("median_gbps", gbps, 50);
-		BOTH("p10_gbps", gbps, 10);
-		BOTH("median_retrans_per_gb", rpg, 50);
-		BOTH("median_rtt_p50_us", p50, 50);
-		BOTH("median_rtt_p99_us", p99, 50);
-#undef BOTH
-		da = design(&st, ra, nets[k], a);
-		dbb = design(&st, rb, nets[k], b);
-		cJSON_AddItemToObject(o, "design_a", da);
-		cJSON_AddItemToObject(o, "design_b", dbb);
-		cJSON_AddNumberToObject(o, "errors_a", count_findings(&st, ra,
-		    nets[k]));
-		cJSON_AddNumberToObject(o, "errors_b", count_findings(&st, rb,
-		    nets[k]));
-		pairs = cJSON_AddArrayToObject(o, "pairs");
-		for (i = 0; i < a->n; i++) {
-			struct cpair *p = &a->p[i], *q = NULL;
-			cJSON *x;
-			int j;
-
-			for (j = 0; j < b->n; j++)
-				if (strcmp(b->p[j].key, p->key) == 0)
-					q = &b->p[j];
-			x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "pair", p->key);
-			if (isfinite(p->gbps))
-				cJSON_AddNumberToObject(x, "gbps_a", p->gbps);
-			if (q && isfinite(q->gbps))
-				cJSON_AddNumberToObject(x, "gbps_b", q->gbps);
-			cJSON_AddItemToArray(pairs, x);
-		}
-		if (json)
-			continue;
-		printf("%s network%*s %12s %12s %9s\n", nets[k],
-		    (int)(15 - strlen(nets[k])), "", "", "", "");
-		printf("  %-22s %12lld %12lld\n", "run", (long long)ra,
-		    (long long)rb);
-		row("median Gbit/s", cset_stat(a, offsetof(struct cpair, gbps), 50),
-		    cset_stat(b, offsetof(struct cpair, gbps), 50), "%.2f", true);
-		row("p10 Gbit/s", cset_stat(a, offsetof(struct cpair, gbps), 10),
-		    cset_stat(b, offsetof(struct cpair, gbps), 10), "%.2f", true);
-		row("retransmits/GB (med)", cset_stat(a, offsetof(struct cpair,
-		    rpg), 50), cset_stat(b, offsetof(struct cpair, rpg), 50),
-		    "%.1f", false);
-		row("RTT p50 us (median)", cset_stat(a, offsetof(struct cpair, p50),
-		    50), cset_stat(b, offsetof(struct cpair, p50), 50), "%.1f",
-		    true);
-		row("RTT p99 us (median)", cset_stat(a, offsetof(struct cpair, p99),
-		    50), cset_stat(b, offsetof(struct cpair, p99), 50), "%.1f",
-		    true);
-		row("error findings", count_findings(&st, ra, nets[k]),
-		    count_findings(&st, rb, nets[k]), "%.0f", false);
-		design_row("streams", da, dbb);
-		design_row("paths", da, dbb);
-		design_row("routing", da, dbb);
-		design_row("spread", da, dbb);
-		printf("  per pair, Gbit/s:\n");
-		for (i = 0; i < a->n; i++) {
-			struct cpair *q = NULL;
-			int j;
-
-			for (j = 0; j < b->n; j++)
-				if (strcmp(b->p[j].key, a->p[i].key) == 0)
-					q = &b->p[j];
-			if (!isfinite(a->p[i].gbps) && !(q && isfinite(q->gbps)))
-				continue;
-			row(a->p[i].key, a->p[i].gbps, q ? q->gbps : NAN,
-			    "%.2f", true);
-		}
-		printf("\n");
+		compare_net(&st, db, runs, n, s, nets[k],
+		    cJSON_AddObjectToObject(jn, nets[k]), json);
 	}
 	if (shown == 0 && !json)
 		printf("no network in common\n");
 	if (json)
 		out_json(doc);
 out:
-	cJSON_Delete(ca);
-	cJSON_Delete(cb);
+	for (r = 0; r < n; r++) {
+		cJSON_Delete(cells[r]);
+		free(s[r]);
+	}
 	cJSON_Delete(doc);
 	store_close(&st);
-	free(a);
-	free(b);
 	return rc;
 }

@@ -24,13 +24,20 @@ struct cellv {
 	double lp99;			/* RTT p99 under load */
 	double late;			/* on the diagonal: how late the host's
 					   own probe thread was, p99 us */
+	double drops;			/* on the diagonal: replies its own
+					   socket dropped, buffer full */
 	double smin;			/* lowest path share x paths (1 =
 					   fair), NAN when one path */
 	int spaths, sunused, streams;
 	int lost, pbad, egress, skipped;
+	int pmeas;			/* the ports probe answered */
 	/* Owned strings, NULL when unset: a 256-host grid of fixed
 	 * buffers would be 50 MB per network. */
 	char *why, *ports, *egress_what;
+	/* Where the MTU probe's large datagrams died (report_mtu_cut):
+	 * the link's near and far end, the MTU a router said it forwards. */
+	char *cut_near, *cut_far;
+	double next_mtu;
 };
 
 static void
@@ -179,8 +186,9 @@ fold_lat_load(struct cellv *g, struct inv_host **h, int n, int a, int b,
 }
 
 /* fold_late: each runner's own lateness (the mesh's send schedule, the
- * per-pair probe's wake-up after the kernel had the reply), the worst
- * seen, on the host's diagonal cell. */
+ * per-pair probe's wake-up after the kernel had the reply) and the
+ * replies its own socket dropped, the worst seen, on the host's diagonal
+ * cell. */
 static void
 fold_late(struct cellv *g, struct inv_host **h, int n, const cJSON *data)
 {
@@ -198,6 +206,9 @@ fold_late(struct cellv *g, struct inv_host **h, int n, const cJSON *data)
 		    json_get_double(x, "late_p99_us", 0, 1e12, &v, err) == 0 &&
 		    !(v <= g[i * n + i].late))
 			g[i * n + i].late = v;
+		if (x != NULL && json_get_double(x, "rx_drops", 0, 1e12, &v,
+		    err) == 0 && !(v <= g[i * n + i].drops))
+			g[i * n + i].drops = v;
 		cJSON_ArrayForEach(sz, cJSON_GetObjectItem(r, "sizes"))
 			if ((x = cJSON_GetObjectItem(sz, "rx_wakeup")) !=
 			    NULL && json_get_double(x, "p99_us", 0, 1e12, &v,
@@ -260,6 +271,8 @@ fold_mtu(struct cellv *g, struct inv_host **h, int n, int a, int b,
 		    &g[i * n + j].mconf, err);
 		json_get_double(r, "path", 0, 1e6, &g[i * n + j].mpath,
 		    err);
+		report_mtu_cut(r, &g[i * n + j].cut_near,
+		    &g[i * n + j].cut_far, &g[i * n + j].next_mtu);
 	}
 	egress_from(NULL, h, n, 0, data, g);
 }
@@ -277,6 +290,7 @@ fold_ports(struct cellv *g, struct inv_host **h, int n, int a, int b,
 	char pb[256];
 	size_t off = 0;
 
+	cv->pmeas = cJSON_IsArray(cJSON_GetObjectItem(r, "ports"));
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "ports")) {
 		const char *state;
 
@@ -529,15 +543,17 @@ grid_free(struct cellv *g, int n)
 		free(g[k].why);
 		free(g[k].ports);
 		free(g[k].egress_what);
+		free(g[k].cut_near);
+		free(g[k].cut_far);
 	}
 	free(g);
 }
 
 /* The arrays a struct mview points into, for one network. */
 struct varrs {
-	double *bw;		/* 7 planes of n * n, then n per host */
+	double *bw;		/* 8 planes of n * n, then 2 of n per host */
 	int *ints;		/* 6 planes */
-	const char **strs;	/* 3 planes */
+	const char **strs;	/* 5 planes */
 	const char **names;
 	int *rack;
 };
@@ -583,6 +599,9 @@ view_fill(struct mview *v, struct varrs *a, const struct cellv *g,
 		a->strs[k] = g[k].why;
 		a->strs[nn2 + k] = g[k].ports;
 		a->strs[2 * nn2 + k] = g[k].egress_what;
+		a->strs[3 * nn2 + k] = g[k].cut_near;
+		a->strs[4 * nn2 + k] = g[k].cut_far;
+		a->bw[7 * nn2 + k] = g[k].next_mtu;
 	}
 	*v = (struct mview){ .net = nn, .n = n, .names = a->names,
 	    .rack = a->rack, .gbps = a->bw, .rpg = a->bw + nn2,
@@ -592,9 +611,14 @@ view_fill(struct mview *v, struct varrs *a, const struct cellv *g,
 	    .spread_unused = a->ints + 4 * nn2, .streams = a->ints + 5 * nn2,
 	    .lost = a->ints, .lost_why = a->strs, .ports_bad = a->ints + nn2,
 	    .ports_what = a->strs + nn2, .wrong_egress = a->ints + 2 * nn2,
-	    .egress_what = a->strs + 2 * nn2, .host_late_us = a->bw + 7 * nn2 };
-	for (i = 0; i < n; i++)
-		a->bw[7 * nn2 + i] = g[i * n + i].late;
+	    .egress_what = a->strs + 2 * nn2, .mtu_cut_near = a->strs + 3 * nn2,
+	    .mtu_cut_far = a->strs + 4 * nn2, .mtu_next = a->bw + 7 * nn2,
+	    .host_late_us = a->bw + 8 * nn2,
+	    .host_drops = a->bw + 8 * nn2 + n };
+	for (i = 0; i < n; i++) {
+		a->bw[8 * nn2 + i] = g[i * n + i].late;
+		a->bw[8 * nn2 + n + i] = g[i * n + i].drops;
+	}
 }
 
 /* cells_json: every ordered pair's cell of the grid into carr. */
@@ -627,8 +651,12 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 			    num_or_null(cv->mpath));
 			cJSON_AddItemToObject(cj, "configured_mtu",
 			    num_or_null(cv->mconf));
-			cJSON_AddStringToObject(cj, "ports", cv->pbad &&
-			    cv->ports ? cv->ports : "open");
+			/* Not measured reads as nothing, never as open. */
+			if (cv->pmeas && !cv->lost)
+				cJSON_AddStringToObject(cj, "ports", cv->pbad &&
+				    cv->ports ? cv->ports : "open");
+			else
+				cJSON_AddNullToObject(cj, "ports");
 			cJSON_AddStringToObject(cj, "state", cv->lost ? "lost" :
 			    cv->skipped && !isfinite(cv->gbps) ? "skipped" :
 			    "ok");
@@ -649,29 +677,33 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 	struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
 	struct varrs a;
 	struct fold_acc F = { g, h, n, 0 };
-	struct rflows fl;
+	struct rflows fl, fs_lost;
 	struct mview v;
 	cJSON *nj;
 	int k, errors = 0;
 
-	a.bw = malloc(sizeof(double) * ((size_t)(n * n) * 7 + (size_t)n));
+	a.bw = malloc(sizeof(double) * ((size_t)(n * n) * 8 + 2 * (size_t)n));
 	a.ints = calloc((size_t)(n * n) * 6, sizeof(int));
-	a.strs = calloc((size_t)(n * n) * 3, sizeof(char *));
+	a.strs = calloc((size_t)(n * n) * 5, sizeof(char *));
 	a.names = calloc((size_t)n, sizeof(char *));
 	a.rack = calloc((size_t)n, sizeof(int));
 	for (k = 0; k < n * n; k++) {
 		g[k].gbps = g[k].rpg = g[k].p50 = g[k].p99 = NAN;
 		g[k].mconf = g[k].mpath = g[k].lp99 = g[k].late = NAN;
-		g[k].smin = NAN;
+		g[k].drops = NAN;
+		g[k].smin = g[k].next_mtu = NAN;
 	}
 	store_each(st, run, nn, NULL, fold_cb, &F);
 	if (F.any) {
 		nj = cJSON_AddObjectToObject(nets, nn);
 		cells_json(cJSON_AddArrayToObject(nj, "cells"), g, h, n);
 		view_fill(&v, &a, g, h, n, nn);
-		report_flows_load(&fl, st, run, nn, h, n);
+		report_flows_load(&fl, st, run, nn, h, n, false);
+		report_flows_load(&fs_lost, st, run, nn, h, n, true);
 		v.flows = fl.f;
 		v.nflows = fl.n;
+		v.stalled = fs_lost.f;
+		v.nstalled = fs_lost.n;
 		v.ports = fl.ports;
 		v.nports = fl.nports;
 		errors += findings_compute(&v, &o->prof, fs);
@@ -679,6 +711,7 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 			cJSON_AddItemToObject(nj, "fabric",
 			    report_flows_fabric(&fl, o->prof.max_rpg));
 		report_flows_free(&fl);
+		report_flows_free(&fs_lost);
 		load_sections(nj, h, n, a.names, a.rack, st, run, nn, &o->prof,
 		    fs, &errors);
 	}

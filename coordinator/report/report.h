@@ -14,10 +14,19 @@
 
 #include "matrix/matrix.h"
 
-/* report_render renders a stored run again without measuring. */
+/* report_render renders a stored run without measuring; finish (the
+ * matrix that just measured it) stores its verdict and findings, else the
+ * stored run is left as it is. */
 int report_render(struct inventory *inv, const struct matrix_opts *o,
-    int64_t run);
+    int64_t run, bool finish);
 
+
+/* report_inventory: the inventory run was measured on, as stored with it
+ * (report_inventory.c), into inv; today's (given, may be NULL) is only
+ * compared with it, a difference a warning on stderr. A run stored
+ * without its inventory needs given. -1 with err. */
+int report_inventory(const char *db, int64_t run, const char *given,
+    struct inventory *inv, char *err);
 
 struct store;
 /* report_build reads the run's cells from st one at a time. */
@@ -32,7 +41,9 @@ int report_prom(const cJSON *doc, const char *path, char *err);
  * then one per finding, for spreadsheets. */
 int report_csv(const cJSON *doc, const char *path, char *err);
 
-/* compare_run prints two stored runs side by side (compare.c). */
-int compare_run(const char *db, int64_t a, int64_t b, bool json);
+/* compare_run prints 2 to COMPARE_MAX stored runs side by side
+ * (compare.c). */
+#define COMPARE_MAX 6
+int compare_run(const char *db, const int64_t *runs, int n, bool json);
 
 #endif

@@ -193,6 +193,30 @@ explains(const cJSON *f, const char *s, const char *d, bool *mine)
 	return true;
 }
 
+/* measured: cell c has a measurement for JUnit check k (bandwidth,
+ * latency, MTU, ports, egress: the last from any probe of a cell that
+ * was not lost). */
+static bool
+measured(const cJSON *c, int k)
+{
+	static const char *const key[] = { "gbps", "rtt_p99_us", "path_mtu",
+	    "ports" };
+	const cJSON *st = cJSON_GetObjectItem(c, "state");
+	int i;
+
+	if (k < 4) {
+		const cJSON *v = cJSON_GetObjectItem(c, key[k]);
+
+		return v != NULL && !cJSON_IsNull(v);
+	}
+	if (cJSON_IsString(st) && strcmp(st->valuestring, "lost") == 0)
+		return false;
+	for (i = 0; i < 4; i++)
+		if (measured(c, i))
+			return true;
+	return false;
+}
+
 int
 report_junit(const cJSON *doc, const char *path, char *err)
 {
@@ -219,6 +243,8 @@ report_junit(const cJSON *doc, const char *path, char *err)
 			    json_get_str(c, "dst", 0, 64, &d, e2) == -1)
 				continue;
 			for (k = 0; k < 5; k++) {
+				bool failed = false;
+
 				fprintf(fp, "    <testcase classname=\"%s.%s\" "
 				    "name=\"%s -&gt; %s\">", net->string,
 				    checks[k], s, d);
@@ -265,11 +291,16 @@ report_junit(const cJSON *doc, const char *path, char *err)
 					    "port_blocked")) || (k == 4 &&
 					    strcmp(fk, "wrong_egress")))
 						continue;
+					failed = true;
 					fprintf(fp, "<failure type=\"%s\" "
 					    "message=\"", fk);
 					xml_esc(fp, sum);
 					fputs("\"/>", fp);
 				}
+				/* What was not measured did not pass. */
+				if (!failed && !measured(c, k))
+					fputs("<skipped message=\"not measured\"/>",
+					    fp);
 				fputs("</testcase>\n", fp);
 			}
 		}
@@ -475,8 +506,20 @@ report_csv(const cJSON *doc, const char *path, char *err)
 
 /* --- re-rendering a stored run ------------------------------------- */
 
+static bool
+any_stdout(const char *const *paths, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (paths[k] && strcmp(paths[k], "-") == 0)
+			return true;
+	return false;
+}
+
 int
-report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run)
+report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run,
+    bool finish)
 {
 	static int (*const writers[])(const cJSON *, const char *, char *) = {
 		report_json, report_csv, report_html, report_junit,
@@ -512,13 +555,18 @@ report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run)
 		o = &ro;
 	}
 	doc = report_build(inv, o, run, &st, &errors);
-	store_finish(&st, run, errors ? "fail" : "pass",
-	    cJSON_GetObjectItem(doc, "findings"), err);
+	/* The run's own verdict is stored once, when it is measured;
+	 * rendering it again (another profile, say) is a view. */
+	if (finish)
+		store_finish(&st, run, errors ? "fail" : "pass",
+		    cJSON_GetObjectItem(doc, "findings"), err);
 	if (errors)
 		rc = EXIT_PROBLEMS;
+	/* One thing on standard output: a file asked for as "-" takes the
+	 * table's place. */
 	if (o->json_stdout)
 		out_json(doc);
-	else
+	else if (!any_stdout(paths, sizeof(paths) / sizeof(paths[0])))
 		report_terminal(doc, isatty(STDOUT_FILENO));
 	/* Each file whole or not at all (out_file); one line per failure. */
 	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)

@@ -5,6 +5,7 @@
 #include "json.h"
 #include "store/store.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +116,7 @@ flows_cb(const cJSON *c, void *arg)
 	if (json_get_str(c, "test", 0, 16, &t, err) == -1 ||
 	    (strcmp(t, "bw") && strcmp(t, "a2a") && strcmp(t, "fanout")) ||
 	    json_get_str(c, "state", 0, 16, &st, err) == -1 ||
-	    strcmp(st, "ok") != 0 ||
+	    strcmp(st, F->lost_cells ? "lost" : "ok") != 0 ||
 	    json_get_obj(c, "data", &data, err) == -1 ||
 	    json_get_obj(data, "start", &start, err) == -1 ||
 	    json_get_obj(start, "a", &ab[0], err) == -1 ||
@@ -186,14 +187,15 @@ ports_cb(const cJSON *c, void *arg)
 
 void
 report_flows_load(struct rflows *F, struct store *st, int64_t run,
-    const char *net, struct inv_host **h, int n)
+    const char *net, struct inv_host **h, int n, bool lost)
 {
 	memset(F, 0, sizeof(*F));
 	F->h = h;
 	F->nh = n;
+	F->lost_cells = lost;
 	store_each(st, run, net, NULL, flows_cb, F);
 	/* The hosts' facts, when the run has them, name their ports. */
-	if (F->n > 0)
+	if (F->n > 0 && !lost)
 		store_each(st, run, "host", "facts", ports_cb, F);
 }
 
@@ -275,4 +277,43 @@ report_flows_fabric(const struct rflows *F, double max_rpg)
 	}
 	free(st);
 	return o;
+}
+
+/* hop_addr: hops[k] when it is an address, else NULL. */
+static const char *
+hop_addr(const cJSON *hops, int k)
+{
+	const cJSON *x = cJSON_GetArrayItem(hops, k);
+	struct netaddr a;
+
+	if (!cJSON_IsString(x) || strlen(x->valuestring) >= NETADDR_STRLEN ||
+	    netaddr_parse(x->valuestring, &a) == -1)
+		return NULL;
+	return x->valuestring;
+}
+
+void
+report_mtu_cut(const cJSON *r, char **near, char **far, double *next_mtu)
+{
+	char err[CF_ERRLEN];
+	const cJSON *t, *hops;
+	const char *a, *b;
+	uint32_t reached;
+	int nh;
+
+	if (json_get_obj(r, "trace", &t, err) == -1 ||
+	    json_get_arr(t, "hops", 0, MFLOW_HOPS, &hops, &nh, err) == -1 ||
+	    json_get_u32(t, "reached", 0, (uint32_t)nh, &reached, err) == -1)
+		return;
+	/* Past no router (the sender's own port: the host's MTU finding),
+	 * or past the last one (the receiver's port): not a fabric link. */
+	if (reached < 1 || (int)reached >= nh ||
+	    (b = hop_addr(hops, (int)reached)) == NULL)
+		return;
+	a = hop_addr(hops, (int)reached - 1);
+	free(*near);
+	free(*far);
+	*near = a ? strdup(a) : NULL;
+	*far = strdup(b);
+	json_opt_double(t, "next_mtu", 68, 1e6, NAN, next_mtu, err);
 }

@@ -19,15 +19,25 @@ struct rflows {
 	int nh;
 	struct mport *ports;		/* every host's addresses (facts) */
 	int nports, capports;
+	bool lost_cells;		/* the flows of cells that failed */
 };
 
+/* report_flows_load: the traced flows of a network's measured cells, or
+ * (lost) of its cells that failed, a stall among them. */
 void report_flows_load(struct rflows *F, struct store *st, int64_t run,
-    const char *net, struct inv_host **h, int n);
+    const char *net, struct inv_host **h, int n, bool lost);
 void report_flows_free(struct rflows *F);
 /* report_flows_fabric: {"steps": [[FROM, TO, DEPTH, FLOWS, BAD], ...]}:
  * each step of the traced paths (TO at hop DEPTH; -1 - D: into the
  * receiving host from hop D, 0 being the sender), how
  * many flows took it and how many of those lost packets. */
 cJSON *report_flows_fabric(const struct rflows *F, double max_rpg);
+/* report_mtu_cut: the fabric link where an MTU result's large datagrams
+ * died, from its "trace" (agent/probes/trace_mtu.h): its near end (NULL
+ * when that router did not answer) and far end, as new strings (left as
+ * they are when the trace names no fabric link), and the MTU a router
+ * said it forwards (left as it is when none said). */
+void report_mtu_cut(const cJSON *r, char **near, char **far,
+    double *next_mtu);
 
 #endif

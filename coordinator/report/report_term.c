@@ -7,6 +7,7 @@
 #include "store/store.h"
 #include "facts/topology.h"
 #include "probes/probes.h"
+#include "text.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,28 @@ term_finding(const cJSON *c, bool color)
 	printf("%20s hint: %s\n", "", hint);
 }
 
+/* labels: the hosts' column labels (text_labels), and under the table
+ * what they leave out: "ceph-osd-* (the shared part left out)", or which
+ * number is which host. At most 32 hosts (larger runs get a summary). */
+static void
+labels(const cJSON *hosts, int n, char (*lab)[TEXT_LABEL])
+{
+	const char *names[32];
+	size_t pre, suf;
+	int i, how;
+
+	for (i = 0; i < n && i < 32; i++)
+		names[i] = hname(hosts, i);
+	how = text_labels(names, n, lab, &pre, &suf);
+	if (how == 1)
+		printf("hosts %.*s*%s (the part all share left out)\n",
+		    (int)pre, names[0], names[0] + strlen(names[0]) - suf);
+	else if (how == 2)
+		for (i = 0; i < n; i++)
+			printf("%s%s = %s%s", i % 4 ? ", " : "hosts ", lab[i],
+			    names[i], i % 4 == 3 || i == n - 1 ? "\n" : "");
+}
+
 void
 report_terminal(const cJSON *doc, bool color)
 {
@@ -185,7 +208,7 @@ report_terminal(const cJSON *doc, bool color)
 	cJSON_ArrayForEach(net, nets) {
 		const cJSON *cells = cJSON_GetObjectItem(net, "cells"), *ld;
 		const cJSON **idx = cell_index(cells, n);
-		bool bw = false, rtt = false;
+		bool bw = false, rtt = false, skipped = false;
 
 		if (idx == NULL)
 			continue;
@@ -202,12 +225,15 @@ report_terminal(const cJSON *doc, bool color)
 		if ((bw || rtt) && n > 32) {
 			host_summary(hosts, idx, n, bw, floor, color);
 		} else if (bw || rtt) {
+			char lab[32][TEXT_LABEL];
+
+			labels(hosts, n, lab);
 			printf("%8s", "");
 			for (j = 0; j < n; j++)
-				printf(" %7.7s", hname(hosts, j));
+				printf(" %7s", lab[j]);
 			printf("\n");
 			for (i = 0; i < n; i++) {
-				printf("%-8.8s", hname(hosts, i));
+				printf("%-8s", lab[i]);
 				for (j = 0; j < n; j++) {
 					const char *st = "";
 					double g;
@@ -223,7 +249,8 @@ report_terminal(const cJSON *doc, bool color)
 						printf(" %s%7s%s", color ?
 						    "\033[35m" : "", "lost",
 						    color ? "\033[0m" : "");
-					else if (strcmp(st, "skipped") == 0)
+					else if (strcmp(st, "skipped") == 0 &&
+					    (skipped = true))
 						printf(" %s%7s%s", color ?
 						    "\033[31m" : "", "mtu!",
 						    color ? "\033[0m" : "");
@@ -248,8 +275,9 @@ report_terminal(const cJSON *doc, bool color)
 			    dstr(doc, "profile"), color ?
 			    ": \033[32mok\033[0m \033[33mnear\033[0m "
 			    "\033[31mbelow\033[0m \033[35mlost\033[0m" : "");
-			printf("  mtu! = not measured: an MTU black hole on "
-			    "the path\n\n");
+			/* The legend of a mark only where the mark is. */
+			printf("%s\n", skipped ? "  mtu! = not measured: an MTU "
+			    "black hole on the path\n" : "");
 		}
 		cJSON_ArrayForEach(ld, cJSON_GetObjectItem(net, "load"))
 			matrix_load_terminal(ld, net->string, color);
@@ -266,8 +294,15 @@ report_terminal(const cJSON *doc, bool color)
 			json_opt_str(t, "public", 0, 256, "", &pu, err);
 			json_opt_str(t, "cluster", 0, 256, "", &cl, err);
 			json_opt_str(t, "frr", 0, 256, "", &fr, err);
-			printf("  %-10.10s public: %s; cluster: %s%s%s\n", hn,
-			    pu, cl, fr[0] ? "; " : "", fr);
+			/* Only the networks of the run: a --net cluster run
+			 * lists no public paths. */
+			bool p = cJSON_GetObjectItem(nets, "public") != NULL,
+			    q = cJSON_GetObjectItem(nets, "cluster") != NULL;
+
+			printf("  %-10.10s %s%s%s%s%s%s%s\n", hn,
+			    p ? "public: " : "", p ? pu : "", p && q ? "; " : "",
+			    q ? "cluster: " : "", q ? cl : "", fr[0] ? "; " : "",
+			    fr);
 		}
 		printf("\n");
 	}

@@ -72,9 +72,31 @@ store_commit(struct store *s, char *err)
 	return -1;
 }
 
+/* cached: the statement in *slot, prepared on first use; NULL on error. */
+static sqlite3_stmt *
+cached(struct store *s, sqlite3_stmt **slot, const char *sql)
+{
+	if (*slot == NULL && sqlite3_prepare_v2(s->db, sql, -1, slot, NULL) !=
+	    SQLITE_OK)
+		*slot = NULL;
+	return *slot;
+}
+
+/* done: a cached statement back to its unbound, unstarted state. */
+static void
+done(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
 void
 store_close(struct store *s)
 {
+	sqlite3_finalize(s->put);
+	sqlite3_finalize(s->add);
+	sqlite3_finalize(s->each);
+	s->put = s->add = s->each = NULL;
 	if (s->db)
 		sqlite3_close(s->db);
 	s->db = NULL;
@@ -137,11 +159,11 @@ cell_insert(struct store *s, const char *verb, int64_t run, const char *net,
 {
 	sqlite3_stmt *st;
 	char *d = cJSON_PrintUnformatted(data), sql[96];
-	int rc = -1;
+	int rc = -1, replace = strcmp(verb, "INSERT OR REPLACE") == 0;
 
 	snprintf(sql, sizeof(sql), "%s INTO cells VALUES (?, ?, ?, ?, ?, ?, "
 	    "?)", verb);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
+	if ((st = cached(s, replace ? &s->put : &s->add, sql)) != NULL) {
 		sqlite3_bind_int64(st, 1, run);
 		sqlite3_bind_text(st, 2, net, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(st, 3, src, -1, SQLITE_TRANSIENT);
@@ -151,7 +173,7 @@ cell_insert(struct store *s, const char *verb, int64_t run, const char *net,
 		sqlite3_bind_text(st, 7, d ? d : "{}", -1, SQLITE_TRANSIENT);
 		if (sqlite3_step(st) == SQLITE_DONE)
 			rc = sqlite3_changes(s->db) > 0;
-		sqlite3_finalize(st);
+		done(st);
 	}
 	free(d);
 	return db_result(s, rc, err);
@@ -221,14 +243,16 @@ int
 store_each(struct store *s, int64_t run, const char *net, const char *test,
     void (*cb)(const cJSON *cell, void *arg), void *arg)
 {
-	sqlite3_stmt *st;
-	int n = 0;
-
-	if (sqlite3_prepare_v2(s->db, "SELECT network, src, dst, test, state, "
+	static const char sql[] = "SELECT network, src, dst, test, state, "
 	    "data FROM cells WHERE run = ?1 AND (?2 IS NULL OR network = ?2) "
-	    "AND (?3 IS NULL OR test = ?3) ORDER BY rowid", -1, &st, NULL) !=
-	    SQLITE_OK)
+	    "AND (?3 IS NULL OR test = ?3) ORDER BY rowid";
+	sqlite3_stmt *st;
+	int n = 0, own = s->each_busy;
+
+	if (own ? sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK :
+	    (st = cached(s, &s->each, sql)) == NULL)
 		return -1;
+	s->each_busy++;
 	sqlite3_bind_int64(st, 1, run);
 	if (net)
 		sqlite3_bind_text(st, 2, net, -1, SQLITE_STATIC);
@@ -241,7 +265,11 @@ store_each(struct store *s, int64_t run, const char *net, const char *test,
 		cJSON_Delete(c);
 		n++;
 	}
-	sqlite3_finalize(st);
+	s->each_busy--;
+	if (own)
+		sqlite3_finalize(st);
+	else
+		done(st);
 	return n;
 }
 

@@ -15,9 +15,15 @@
 #include <cjson/cJSON.h>
 
 struct sqlite3;
+struct sqlite3_stmt;
 
+/* The statements run once per cell or per pass over a run are prepared
+ * once and kept (a report makes a dozen passes; preparing each one cost
+ * more than reading the cells). store_close finalizes them. */
 struct store {
 	struct sqlite3 *db;
+	struct sqlite3_stmt *put, *add, *each;
+	int each_busy;		/* a pass runs: a nested one prepares its own */
 	char path[4096];
 };
 

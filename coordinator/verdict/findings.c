@@ -7,6 +7,7 @@
  */
 #include "verdict/verdict.h"
 #include "verdict/verdict_int.h"
+#include "text.h"
 #include "json.h"
 
 #include <math.h>
@@ -357,12 +358,28 @@ scan_pairs(const struct fctx *c, bool loaded, struct pair_scan *s)
 		}
 }
 
-/* check_busy_hosts: a host whose own probe thread ran late (the mesh's
- * send schedule, or the wake-up after the kernel had a reply) by more
- * than the RTT limit is starved of CPU: the RTTs measured with it are its
- * own, and a warning about the host says so instead of a latency finding
- * about its pairs. One finding per host, or one for all when more than
- * eight are. */
+/* busy_late, busy_drops: host h's own probe thread ran later than lim
+ * (the mesh's send schedule, or the wake-up after the kernel had a
+ * reply), or its socket dropped replies it did not read in time. */
+static bool
+busy_late(const struct mview *v, int h, double lim)
+{
+	return v->host_late_us && isfinite(v->host_late_us[h]) &&
+	    v->host_late_us[h] > lim;
+}
+
+static bool
+busy_drops(const struct mview *v, int h)
+{
+	return v->host_drops && isfinite(v->host_drops[h]) &&
+	    v->host_drops[h] > 0;
+}
+
+/* check_busy_hosts: a host whose own probe thread ran late by more than
+ * the RTT limit, or whose socket dropped replies, is starved of CPU: the
+ * RTTs (and losses) measured with it are its own, and a warning about the
+ * host says so instead of a latency finding about its pairs. One finding
+ * per host, or one for all when more than eight are. */
 static void
 check_busy_hosts(struct fctx *c)
 {
@@ -371,12 +388,14 @@ check_busy_hosts(struct fctx *c)
 	int h, nb = 0, wh = -1;
 	cJSON *f;
 
-	for (h = 0; v->host_late_us && h < c->n; h++)
-		if (isfinite(v->host_late_us[h]) && v->host_late_us[h] > lim) {
+	for (h = 0; h < c->n; h++)
+		if (busy_late(v, h, lim) || busy_drops(v, h)) {
 			c->busy[h] = 1;
 			nb++;
-			if (v->host_late_us[h] > worst) {
-				worst = v->host_late_us[h];
+			if (wh < 0 || (busy_late(v, h, lim) &&
+			    v->host_late_us[h] > worst)) {
+				worst = busy_late(v, h, lim) ?
+				    v->host_late_us[h] : worst;
 				wh = h;
 			}
 		}
@@ -384,25 +403,40 @@ check_busy_hosts(struct fctx *c)
 		f = findings_add(c->out, "busy_host", "warn", v, -1, -1, "give "
 		    "the agents CPU (or test fewer hosts per machine): these "
 		    "RTTs are the hosts' own queueing", "%d of %d hosts' own "
-		    "probe threads ran late on the %s network (p99 over %.0f "
-		    "us, worst %s %.0f us): their CPUs are starved, so the RTTs "
-		    "measured with them are the hosts', not the network's", nb,
-		    c->n, v->net, lim, v->names[wh], worst);
+		    "probe threads ran late or dropped replies on the %s "
+		    "network (p99 over %.0f us, worst %s %.0f us): their CPUs "
+		    "are starved, so the RTTs measured with them are the "
+		    "hosts', not the network's", nb, c->n, v->net, lim,
+		    v->names[wh], worst);
 		finding_num(f, "hosts", nb);
 		finding_num(f, "late_p99_us", worst);
 		return;
 	}
 	for (h = 0; h < c->n; h++) {
+		char what[160];
+		size_t off = 0;
+
 		if (!c->busy[h])
 			continue;
+		what[0] = '\0';
+		if (busy_late(v, h, lim))
+			off = text_appendf(what, sizeof(what), off, "ran %.0f "
+			    "us late (p99, over %.0f)", v->host_late_us[h],
+			    lim);
+		if (busy_drops(v, h))
+			text_appendf(what, sizeof(what), off, "%s%.0f replies "
+			    "dropped in its own socket buffer", off ? ", " :
+			    "let ", v->host_drops[h]);
 		f = findings_add(c->out, "busy_host", "warn", v, h, -1, "look "
 		    "at what else runs on this host (top, the run queue): its "
-		    "RTTs are its own queueing", "%s's own probe thread ran "
-		    "%.0f us late (p99) on the %s network, over %.0f: its CPU "
-		    "is starved, so the RTTs measured with it are the host's, "
-		    "not the network's", v->names[h], v->host_late_us[h], v->net,
-		    lim);
-		finding_num(f, "late_p99_us", v->host_late_us[h]);
+		    "RTTs are its own queueing", "%s's own probe thread %s on "
+		    "the %s network: its CPU is starved, so the RTTs measured "
+		    "with it are the host's, not the network's", v->names[h],
+		    what, v->net);
+		finding_num(f, "late_p99_us", v->host_late_us ?
+		    v->host_late_us[h] : NAN);
+		finding_num(f, "rx_drops", v->host_drops ? v->host_drops[h] :
+		    NAN);
 	}
 }
 
@@ -498,6 +532,14 @@ pair_latency(struct fctx *c, int i, int j)
 		return;
 	q = findings_pair_p99(v, i, j);
 	if (!rtt_high(q, c->p, c->med, c->nmed))
+		return;
+	/* Against the fabric's median only, both directions must agree: each
+	 * direction's probes cross both legs of the path, so a queue on it
+	 * lifts both, while a tail in one direction alone is that probe's
+	 * run stalled (seen on a loaded CI machine, not a fabric). */
+	if (q <= c->p->max_p99_us && isfinite(AT(v->p99, i, j)) &&
+	    isfinite(AT(v->p99, j, i)) && !rtt_high(fmin(AT(v->p99, i, j),
+	    AT(v->p99, j, i)), c->p, c->med, c->nmed))
 		return;
 	f = findings_add(c->out, "high_latency", "warn", v, i, j, "look for queueing "
 	    "(a busy or oversubscribed port) on this path", "%s <-> %s: RTT "
@@ -684,7 +726,8 @@ check_directions(struct fctx *c)
 /* The network checks in order: what explains a cell marks it done before
  * the checks after it look. */
 static net_check *const net_checks[] = {
-	mtu_explains, rootcause_unreachable, check_unreachable, slow_cells,
+	mtu_explains, rootcause_unreachable, rootcause_mtu_links,
+	check_unreachable, slow_cells,
 	rootcause_rate, rootcause_links, check_slow_host, check_rack_uplink,
 	rootcause_lossy,
 	check_busy_hosts, check_fabric_latency, check_pairs,
@@ -712,7 +755,9 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	c.expl = calloc((size_t)(n * n), sizeof(int));
 	c.tmp = malloc((size_t)(n * n + 1) * sizeof(double));
 	c.busy = calloc((size_t)n + 1, 1);
-	if (c.slow && c.done && c.slow_host && c.tmp && c.expl && c.busy) {
+	c.mtu_expl = calloc((size_t)(n * n), 1);
+	if (c.slow && c.done && c.slow_host && c.tmp && c.expl && c.busy &&
+	    c.mtu_expl) {
 		for (k = 0; v->p99 && k < n * n; k++)
 			if (isfinite(v->p99[k]))
 				c.tmp[c.nmed++] = v->p99[k];
@@ -727,5 +772,6 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	free(c.expl);
 	free(c.tmp);
 	free(c.busy);
+	free(c.mtu_expl);
 	return c.errors;
 }

@@ -155,10 +155,10 @@ flow_links(const struct mview *v, const struct mflow *f, struct ltab *t,
 	return 0;
 }
 
-/* mate: the other end of the point-to-point link that a is on, if a
+/* links_mate: the other end of the point-to-point link that a is on, if a
  * /31 (or /127) holds it (wide30 0), or a /30 (wide30 1). */
-static int
-mate(const char *a, int wide30, char *out)
+int
+links_mate(const char *a, int wide30, char *out)
 {
 	unsigned char b[16];
 
@@ -315,7 +315,7 @@ mate_key(const struct ltab *t, int l)
 	if (t->key[l][0] != 'R')
 		return -1;
 	for (w = 0; w < 2; w++)
-		if (mate(t->key[l] + 2, w, m) == 0 &&
+		if (links_mate(t->key[l] + 2, w, m) == 0 &&
 		    (j = router_key(t, t->n, m)) >= 0)
 			return j;
 	return -1;
@@ -364,26 +364,34 @@ static void
 link_location(cJSON *f, const struct mview *v, const struct lname *n,
     const struct lname *twin)
 {
+	links_location(f, v, n->kind, n->a, n->b, n->text,
+	    twin ? twin->text : NULL);
+}
+
+void
+links_location(cJSON *f, const struct mview *v, char kind, const char *a,
+    const char *b, const char *text, const char *or_text)
+{
 	cJSON *l, *ends;
 
-	finding_location(f, n->kind == 'P' ? "host" : "link");
+	finding_location(f, kind == 'P' ? "host" : "link");
 	l = cJSON_GetObjectItem(f, "location");
 	cJSON_AddStringToObject(l, "network", v->net);
-	if (n->kind == 'P') {
-		finding_host(f, n->a);
-		cJSON_AddStringToObject(l, "host", n->a);
+	if (kind == 'P') {
+		finding_host(f, a);
+		cJSON_AddStringToObject(l, "host", a);
 		cJSON_AddStringToObject(l, "where", "port");
-		cJSON_AddStringToObject(l, "interface", n->b);
+		cJSON_AddStringToObject(l, "interface", b);
 	} else {
 		ends = cJSON_AddArrayToObject(l, "ends");
-		cJSON_AddItemToArray(ends, cJSON_CreateString(n->a));
-		cJSON_AddItemToArray(ends, cJSON_CreateString(n->b));
-		cJSON_AddStringToObject(l, "direction", n->kind == 'L' ?
+		cJSON_AddItemToArray(ends, cJSON_CreateString(a));
+		cJSON_AddItemToArray(ends, cJSON_CreateString(b));
+		cJSON_AddStringToObject(l, "direction", kind == 'L' ?
 		    "both" : "one way");
 	}
-	cJSON_AddStringToObject(l, "link", n->text);
-	if (twin)
-		cJSON_AddStringToObject(l, "or", twin->text);
+	cJSON_AddStringToObject(l, "link", text);
+	if (or_text)
+		cJSON_AddStringToObject(l, "or", or_text);
 }
 
 /* crosses_any: flow lf crosses one of the links l[0..nl). */

@@ -203,7 +203,9 @@ mtu_bad(const struct fctx *c, int i, int j)
 {
 	const struct mview *v = c->v;
 
-	return mtu_measured(c, i, j) && (AT(v->mtu_path, i, j) <
+	/* What a fabric link explains (links_mtu.c) is not the host's. */
+	return mtu_measured(c, i, j) && !AT(c->mtu_expl, i, j) &&
+	    (AT(v->mtu_path, i, j) <
 	    AT(v->mtu_conf, i, j) || AT(v->mtu_path, i, j) <
 	    c->p->required_mtu);
 }

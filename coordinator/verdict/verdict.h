@@ -76,14 +76,27 @@ struct mview {
 	const double *spread_min;
 	const int *wrong_egress;
 	const char *const *egress_what;
+	/* Per direction whose MTU probe's large datagrams died on a fabric
+	 * link: its near end (may be NULL) and far end, as traced, and
+	 * the MTU a router there said it forwards (NAN). May be NULL. */
+	const char *const *mtu_cut_near, *const *mtu_cut_far;
+	const double *mtu_next;
 	/* Every traced flow of the network's bandwidth cells (links.c). */
 	const struct mflow *flows;
 	int nflows;
+	/* The traced flows of cells that failed (a stall): what an mtu_link
+	 * explains (links_mtu.c), never a vote. */
+	const struct mflow *stalled;
+	int nstalled;
 	const struct mport *ports;	/* may be NULL */
 	int nports;
 	/* Per host: how late its own probe thread ran (p99, us; NAN when
 	 * unknown): a starved host's RTTs are its own (may be NULL). */
 	const double *host_late_us;
+	/* Per host: probe replies its own socket dropped, its buffer full
+	 * (NAN when unknown; may be NULL): a thread that did not read in
+	 * time, the host's loss, not the network's. */
+	const double *host_drops;
 };
 
 /* finding_new appends a finding to out (an array) and returns it: kind,

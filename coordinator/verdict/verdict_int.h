@@ -30,6 +30,7 @@ struct fctx {
 	double *tmp;		/* n * n + 1 scratch values */
 	unsigned char *busy;	/* hosts whose own probe thread ran late:
 				   their RTTs are theirs, not the path's */
+	unsigned char *mtu_expl;	/* directions an mtu_link explains */
 };
 
 /* findings_add appends a finding about hosts a and b (-1: none; a pair is
@@ -61,5 +62,20 @@ void rootcause_rate(struct fctx *c);
  * traced paths (localize.c scores them): lossy_link, one per link, with
  * the pairs it explains. */
 void rootcause_links(struct fctx *c);
+/* links_mate: the other end of the point-to-point link address a is on:
+ * its /31 (or /127) mate (wide30 0), or its /30 mate (wide30 1); -1 when
+ * it has none. out holds 48 bytes. */
+int links_mate(const char *a, int wide30, char *out);
+/* links_location: a finding's location: a host's port (kind 'P': host a,
+ * interface b), one direction of a link ('R': near end a, far end b) or
+ * both ('L'); text as the finding prints it, or_text its twin or NULL. */
+void links_location(cJSON *f, const struct mview *v, char kind,
+    const char *a, const char *b, const char *text, const char *or_text);
+
+/* links_mtu.c: the fabric link where the MTU probes' large datagrams
+ * died (mtu_link), from their traces; the directions of the flows
+ * through it are explained (they stalled there: no vote in
+ * rootcause_links). Runs before it and before rootcause_mtu. */
+void rootcause_mtu_links(struct fctx *c);
 
 #endif

@@ -162,15 +162,18 @@ cw_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 	}
 	if (h->type != MSG_WATCH_INTERVAL)
 		return;
-	const cJSON *peers;
+	cJSON *peers;
 
-	if (json_get_arr(body, "peers", 0, 4096, &peers, NULL, err) == -1 ||
-	    json_opt_bool(body, "final", false, &fin, err) == -1) {
+	if (json_opt_bool(body, "final", false, &fin, err) == -1 ||
+	    (peers = watch_peers_decode(body, err)) == NULL) {
 		host_fail(x, err);
 		return;
 	}
+	/* What the table reads again: the checked figures only. */
 	cJSON_Delete(x->last);
-	x->last = cJSON_Duplicate(body, 1);
+	x->last = cJSON_CreateObject();
+	cJSON_AddNumberToObject(x->last, "seconds", num(body, "seconds"));
+	cJSON_AddItemToObject(x->last, "peers", peers);
 	if (x->w->o->json || !x->w->tty) {
 		/* One line per host and interval, peers named. */
 		cJSON *line = cJSON_CreateObject(), *p;
@@ -182,7 +185,7 @@ cw_message(struct sess *s, const struct frame_hdr *h, const cJSON *body)
 		cJSON_AddNumberToObject(line, "dropped", num(body, "dropped"));
 		cJSON_AddNumberToObject(line, "evicted", num(body, "evicted"));
 		cJSON_AddItemToObject(line, "peers", cJSON_Duplicate(
-		    cJSON_GetObjectItem(body, "peers"), 1));
+		    peers, 1));
 		cJSON_ArrayForEach(p, cJSON_GetObjectItem(line, "peers")) {
 			const char *pa;
 

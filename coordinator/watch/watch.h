@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include <cjson/cJSON.h>
+
 #include "auth.h"
 #include "core/core.h"
 
@@ -18,6 +20,15 @@ struct watch_opts {
 	bool json;
 	double timeout;
 };
+
+/* An interval names at most this many peers (an agent watches at most
+ * 1,024; room for both families). */
+#define WATCH_MAX_PEERS_IN 4096
+
+/* watch_peers_decode (watch_decode.c): an interval's "peers", rebuilt from
+ * the checked fields (peer address, tx_mbps, rx_mbps, the tx and rx
+ * figures); NULL with err naming the field. */
+cJSON *watch_peers_decode(const cJSON *body, char *err);
 
 /* watch_run: 0 when every host watched to the end, 1 when some could
  * not (named on stderr and in the output), 3 when none could. */

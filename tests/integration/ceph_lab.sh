@@ -39,7 +39,7 @@ grep -A3 '^\[host h1\]' "$T/ceph.inv" | grep -q "a mon" || fail "the mon host: $
 hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" hosts --json > "$T/h.json" || fail "hosts: $(cat "$T/h.json")"
 assert_eq "$(jq '[.hosts[] | select(.state == "ok")] | length' "$T/h.json")" 4 "agents reached"
 # A cluster the CLI cannot reach: a clear error, exit 3.
-hx "$CEPHFAB" -t 3 inventory --from-ceph --ceph-conf /nonexistent.conf 2> "$T/e"
+hx "$CEPHFAB" --connect-timeout 3 inventory --from-ceph --ceph-conf /nonexistent.conf 2> "$T/e"
 assert_eq "$?" 3 "unreachable cluster exit"
 [ "$(wc -l < "$T/e")" = 1 ] || fail "error message: $(cat "$T/e")"
 

@@ -145,6 +145,11 @@ for i in 0 1 2; do assert_eq "$(restarts $i)" 1 "restarts of osd.$i"; done
 grep -q '"observed":"3 of 3 OSDs up on 198.20.0.0/24"\|"observed":"1 of 1 OSDs up on 198.20.0.0/24"' "$T/fwd.json.journal" &&
 grep -q '"observed":"[0-9]* of [0-9]* PGs active+clean since epoch' "$T/fwd.json.journal" ||
 	fail "observed states in the journal: $(grep observed "$T/fwd.json.journal" | head -3)"
+# A gate that passed reads as passed (it read "ok-to-stop refuses: 0 PGs
+# would not be ok").
+grep -q '"observed":"ok-to-stop: safe to stop' "$T/fwd.json.journal" &&
+! grep -q '"observed":"ok-to-stop refuses: 0 PGs' "$T/fwd.json.journal" ||
+	fail "ok-to-stop in the journal: $(grep ok-to-stop "$T/fwd.json.journal" | head -3)"
 cx osd dump -f json | jq -e '.flags | split(",") | index("noout") == null' >/dev/null || fail "noout left set"
 assert_eq "$(cx config get osd.0 cluster_network)" "$NEW" "global cluster_network"
 cx config dump | grep -q "^osd\.[0-9].*cluster_network" && fail "per-OSD masks left: $(cx config dump)"

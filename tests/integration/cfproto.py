@@ -14,13 +14,15 @@ MAGIC = b"CFAB"
 HDR = struct.Struct(">4sBBHIQ")
 T = {"HELLO": 1, "AUTH": 2, "STATUS": 3, "ERROR": 4, "BYE": 5,
      "TEST_LISTEN": 6, "TEST_CONNECT": 7, "TEST_READY": 8, "TEST_START": 9,
-     "TEST_INTERVAL": 10, "TEST_END": 11, "TEST_ABORT": 12}
+     "TEST_INTERVAL": 10, "TEST_END": 11, "TEST_ABORT": 12,
+     "PROBE_OPEN": 13, "PROBE_RUN": 14, "PROBE_CLOSE": 15, "FACTS": 16,
+     "WATCH": 17, "WATCH_INTERVAL": 18}
 NAMES = {v: k for k, v in T.items()}
 REPLY = 1
 
 
 class Conn:
-    def __init__(self, key, host, port, proto=1):
+    def __init__(self, key, host, port, proto=2):
         self.key, self.proto = key, proto
         self.s = socket.create_connection((host, port), timeout=5)
         self.tx_key = self.rx_key = b"\0" * 32
@@ -165,6 +167,23 @@ def main():
         c.send("STATUS", {})
         typ, _, b = c.recv()
         assert typ == "STATUS" and b["busy"] is False, b
+    elif scenario == "probe":
+        # ARGS: local want field=value...: a PROBE_RUN the agent must
+        # refuse with WANT in its error; the session survives it.
+        local, want = args[0], args[1]
+        body = {"probe": os.urandom(8).hex(), "token": os.urandom(32).hex(),
+                "local": local, "duration": 1}
+        for a in args[2:]:
+            k, v = a.split("=", 1)
+            body[k] = json.loads(v)
+        c.send("PROBE_RUN", body)
+        typ, flags, b = c.recv()
+        out(check="refused", type=typ, body=b)
+        assert typ == "PROBE_RUN" and flags & REPLY and "error" in b, b
+        assert want in b["error"], (want, b["error"])
+        c.send("STATUS", {})
+        typ, _, b = c.recv()
+        assert typ == "STATUS", b
     else:
         raise SystemExit("unknown scenario " + scenario)
     c.send("BYE", {})

@@ -38,13 +38,35 @@ out=$("$CEPHFAB" -i "$T/good.inv" check 2>&1); rc=$?
 assert_eq "$rc" 0 "check good inventory"
 out=$("$CEPHFAB" -i "$T/good.inv" -k "$T/openkey" check 2>&1); rc=$?
 assert_eq "$rc" 2 "check with open key"
+# What a new user gets wrong, said plainly: a directory for -i, a host
+# name for an address, a key file that is not there yet.
+out=$("$CEPHFAB" -i "$T" check 2>&1); assert_eq "$?" 2 "-i a directory"
+assert_eq "$out" "cephfab: $T: a directory, not a file" "-i a directory message"
+printf '[global]\n[host a]\nagent = ceph-osd-01.example\n' > "$T/dns.inv"
+out=$("$CEPHFAB" -i "$T/dns.inv" check 2>&1); assert_eq "$?" 2 "a host name"
+assert_eq "$out" "cephfab: $T/dns.inv:3: agent: 'ceph-osd-01.example' is not ADDR or ADDR:PORT (host names are not resolved: give the address)" "host name message"
+printf '[global]\nkey = %s/nokey\n[host a]\nagent = 127.0.0.1\n' "$T" > "$T/nokey.inv"
+out=$("$CEPHFAB" -i "$T/nokey.inv" check 2>&1); assert_eq "$?" 2 "missing key"
+assert_eq "$out" "cephfab: $T/nokey: cannot read the key file: No such file or directory (make one with 'cephfab keygen -o FILE')" "missing key message"
 out=$("$CEPHFAB" frobnicate 2>&1); rc=$?
 assert_eq "$rc" 2 "unknown command"
 echo "$out" | grep -q "unknown command 'frobnicate'" || fail "msg: $out"
 out=$("$CEPHFAB" hosts 2>&1); rc=$?
 assert_eq "$rc" 2 "no inventory"
-out=$("$CEPHFAB" -t abc hosts 2>&1); rc=$?
+out=$("$CEPHFAB" --connect-timeout abc hosts 2>&1); rc=$?
 assert_eq "$rc" 2 "bad timeout"
+assert_eq "$out" "cephfab: --connect-timeout: 'abc' is not a number of seconds in [0.1, 600]" "bad timeout message"
+# -t before the command: the connect timeout still, said to be ambiguous.
+out=$("$CEPHFAB" -t 2 -i "$T/good.inv" check 2>&1 >/dev/null); rc=$?
+assert_eq "$rc" 0 "-t before the command"
+assert_eq "$out" "cephfab: warning: -t before the command is the connect timeout: say --connect-timeout (after the command, -t is a test's duration)" "-t warning"
+# Global options anywhere: after the command word, and after its operands.
+out=$("$CEPHFAB" check -i "$T/good.inv" 2>&1); assert_eq "$?" 0 "check -i after the command"
+out=$("$CEPHFAB" check --inventory="$T/good.inv" --connect-timeout 2 2>&1); assert_eq "$?" 0 "--inventory= after the command"
+out=$("$CEPHFAB" pair a b -i "$T/bad.inv" 2>&1); assert_eq "$?" 2 "pair's -i after the hosts is the inventory"
+echo "$out" | grep -q "$T/bad.inv:5: unknown key 'clster'" || fail "pair -i INV read the inventory: $out"
+out=$("$CEPHFAB" -i "$T/good.inv" pair a b -i 0.5 2>&1); assert_eq "$?" 2 "pair -i 0.5 (iperf3's interval)"
+echo "$out" | grep -q -- "--interval" || fail "pair -i 0.5 message: $out"
 # keygen -o never overwrites.
 out=$("$CEPHFAB" keygen -o "$T/key" 2>&1); rc=$?
 assert_eq "$rc" 3 "keygen over an existing key"
@@ -70,3 +92,46 @@ out=$("$CEPHFAB" migrate --plan "$T/p3.json" --execute 2>&1); rc=$?
 assert_eq "$rc" 2 "migrate over an existing journal without --resume"
 echo "$out" | grep -q "continue it with --resume, undo it with --rollback" || fail "msg: $out"
 echo "cli_errors: ok"
+
+# Output paths are checked before anything is measured (a typo used to
+# cost the whole run): one line naming the option and the path, exit 2,
+# no run stored.
+printf '[global]\nkey = %s\n[host a]\nagent = 127.0.0.1\npublic = 127.0.0.1\n' "$T/key" > "$T/one.inv"
+out=$("$CEPHFAB" -i "$T/one.inv" matrix --db "$T/none.db" --json /nonexistent-dir/m.json 2>&1); rc=$?
+assert_eq "$rc" 2 "matrix with an unwritable --json"
+assert_eq "$out" "cephfab: matrix: --json /nonexistent-dir/m.json: cannot write in /nonexistent-dir: No such file or directory" \
+	"output path message"
+out=$("$CEPHFAB" -i "$T/one.inv" matrix --db "$T/none.db" --html "$T" 2>&1); rc=$?
+assert_eq "$rc" 2 "matrix with a directory for --html"
+assert_eq "$out" "cephfab: matrix: --html $T: is a directory" "directory message"
+[ -e "$T/none.db" ] && fail "a run was started before the output paths were checked"
+true
+
+# compare takes its options after the runs too, and says why it refuses.
+out=$("$CEPHFAB" compare 1 2 --db "$T/missing.db" 2>&1); rc=$?
+assert_eq "$rc" 2 "compare with a missing db"
+assert_eq "$out" "cephfab: compare: $T/missing.db: No such file or directory" "compare --db after the runs"
+out=$("$CEPHFAB" compare 1 --db "$T/missing.db" 2>&1); rc=$?
+assert_eq "$rc" 2 "compare with one run"
+assert_eq "$(echo "$out" | head -1)" "cephfab: compare: two or more runs to compare, got 1" "compare's reason"
+"$CEPHFAB" compare --help > "$T/ch.txt" 2>&1 || fail "compare --help exit"
+grep -q "^usage: cephfab compare" "$T/ch.txt" || fail "compare --help: $(cat "$T/ch.txt")"
+true
+
+# Errors name the command that was run, not another.
+out=$("$CEPHFAB" -i "$T/one.inv" matrix -t 0 2>&1); rc=$?
+assert_eq "$rc" 2 "matrix -t 0"
+assert_eq "$out" "cephfab: matrix: -t: '0' is not a number in [1, 300]" "matrix's own name"
+out=$("$CEPHFAB" -i "$T/one.inv" report abc 2>&1); rc=$?
+assert_eq "$rc" 2 "report abc"
+assert_eq "$out" "cephfab: report: RUN: 'abc' is not a number in [1, 1e+15]" "report's own name"
+true
+
+# iperf3 habits: -i and -O refused with what to type instead.
+out=$("$CEPHFAB" -i "$T/one.inv" pair a a -i 0.5 2>&1); rc=$?
+assert_eq "$rc" 2 "pair -i 0.5"
+echo "$out" | grep -q "^cephfab: pair: -i 0.5: the interval is --interval S here" || fail "pair -i: $out"
+out=$("$CEPHFAB" -i "$T/one.inv" pair a a -O 2 2>&1); rc=$?
+assert_eq "$rc" 2 "pair -O 2"
+echo "$out" | grep -q "^cephfab: pair: -O 2: there is no omit period" || fail "pair -O: $out"
+true

@@ -27,7 +27,15 @@ base=$(iperf_json h3 h4 198.19.0.14 200M | retrans)
 note "clean h3->h4 retransmits: $base"
 
 "$LAB" fault "$LP" add loss:h1-clu:3 2>/dev/null || fail "loss add"
-lossy=$(iperf_json h1 h2 198.19.0.12 200M | retrans)
+# At 3 % loss a lost SYN costs iperf3 a second of its two (the kernel's
+# initial RTO), and the flow then carries a few hundred kilobytes: judge
+# a run that carried at least 10 MB, up to three tries.
+for try in 1 2 3; do
+	j=$(iperf_json h1 h2 198.19.0.12 200M)
+	lossy=$(retrans <<< "$j")
+	[ "$(jq '.end.sum_sent.bytes // 0' <<< "$j")" -ge 10000000 ] && break
+	note "try $try carried $(jq '.end.sum_sent.bytes' <<< "$j") bytes, again"
+done
 clean=$(iperf_json h3 h4 198.19.0.14 200M | retrans)
 pub=$(iperf_json h1 h2 198.18.0.12 200M | retrans)
 note "with loss:h1-clu:3 -> h1->h2 cluster $lossy, h3->h4 cluster $clean, h1->h2 public $pub"

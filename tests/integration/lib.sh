@@ -84,6 +84,6 @@ lab_gone() {
 	[ -e "/run/cephfab-lab/$p" ] && { echo "state dir left"; return 1; }
 	ls /var/run/frr 2>/dev/null | grep -q "^$p-" && { echo "frr run dirs left"; return 1; }
 	pgrep -f -- "-N $p-" >/dev/null && { echo "FRR daemons left"; return 1; }
-	pgrep -f -- "/run/cephfab-lab/$p/" >/dev/null && { echo "agents left"; return 1; }
+	pgrep -f -- "/run/cephfab-lab/$p/" >/dev/null && { echo "agents or OVS daemons left"; return 1; }
 	return 0
 }

@@ -166,5 +166,11 @@ jq -e '.run_a == 1 and .run_b == 2 and .networks.public.median_gbps.a > 0.5 and
 	(.networks.public.median_gbps.b == null) and .networks.public.median_rtt_p99_us.b > 0 and
 	(.networks.public.pairs | length) == 30' "$T/cmp.json" >/dev/null || fail "compare: $(head -c 400 "$T/cmp.json")"
 cf compare --db "$T/r.db" 1 2 | grep -q "median Gbit/s" || fail "compare table"
+# Three runs (one twice: what is measured is read the same way each time).
+cf --json compare --db "$T/r.db" 1 2 1 > "$T/cmp3.json" || fail "compare of three"
+jq -e '.runs == [1, 2, 1] and .networks.public.median_gbps.c == .networks.public.median_gbps.a and
+	(.networks.public.pairs[0] | .gbps_c == .gbps_a) and .networks.public.design_c != null' \
+	"$T/cmp3.json" >/dev/null || fail "compare of three: $(head -c 400 "$T/cmp3.json")"
+cf compare --db "$T/r.db" 1 2 1 | grep -Eq "^  run +A: 1 +B: 2 +C: 1" || fail "compare of three, table"
 out=$(cf compare --db "$T/r.db" 1 9 2>&1); assert_eq "$?" 2 "compare with a missing run"
 echo "matrix: ok"

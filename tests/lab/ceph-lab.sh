@@ -119,6 +119,10 @@ osd_heartbeat_grace = 10
 osd_heartbeat_interval = 3
 [mon]
 mon_data = $C/mon/ceph-\$id
+# The lab's mon shares the host's disk: its free space (31 % on one test
+# machine, under the 30 % default) is not the cluster's health, which the
+# planner's gates and the tests judge.
+mon_data_avail_warn = 5
 [mgr]
 mgr_data = $C/mgr/ceph-\$id
 [osd]

@@ -17,6 +17,7 @@ LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$LAB_DIR/../.." && pwd)
 . "$LAB_DIR/lib/common.sh"
 . "$LAB_DIR/lib/frr.sh"
+. "$LAB_DIR/lib/ovs.sh"
 . "$LAB_DIR/lib/designs.sh"
 . "$LAB_DIR/lib/faults.sh"
 
@@ -48,6 +49,8 @@ start_agents() {
 		echo "# agent.conf for lab '$P', written by lab.sh"
 		echo "listen = 0.0.0.0:7470"
 		echo "key = $ST/key"
+		# Prometheus's endpoint (monitoring): the lab's own namespaces.
+		echo "metrics_listen = :7471"
 		sed 's/ /\n/g' "$ST/nets" | grep _network= | sed 's/=/ = /'
 		# A second cluster network (the planner's cutover target):
 		# the agents may test it too, the two Ceph networks still.
@@ -57,8 +60,14 @@ start_agents() {
 	for h in $(awk '{print $1}' "$ST/hosts"); do
 		# A host that runs FRR: its agent asks that instance (facts).
 		cp "$ST/agent.conf" "$ST/agent-$h.conf"
+		# Each host's own state_dir (the monitor's kept pinglist).
+		mkdir -p "$ST/state-$h"
+		echo "state_dir = $ST/state-$h" >> "$ST/agent-$h.conf"
 		[ -e "/var/run/frr/$(ns "$h")" ] &&
 			echo "frr_pathspace = $(ns "$h")" >> "$ST/agent-$h.conf"
+		# A host with its own Open vSwitch: its agent asks that one.
+		[ -d "$(ovs_dir "$h")" ] &&
+			echo "ovs_rundir = $(ovs_dir "$h")" >> "$ST/agent-$h.conf"
 		ip netns exec "$(ns "$h")" setsid "$AGENT_BIN" -d \
 			-c "$ST/agent-$h.conf" \
 			>"$ST/agent-$h.log" 2>&1 < /dev/null &
@@ -164,7 +173,10 @@ cmd_up() {
 	ospf-dual) build_ospf_dual
 		say "waiting for OSPF and two equal-cost routes on every host"
 		converge_ospf || die "ospf-dual did not converge in ${CONVERGE_SECS:-60}s" ;;
-	*) die "$TOPO: design '$DESIGN' is not flat, leafspine or ospf-dual" ;;
+	stacked-lacp) build_stacked_lacp
+		say "waiting for LACP on every bond"
+		converge_lacp || die "stacked-lacp: LACP not negotiated on every bond in ${CONVERGE_SECS:-60}s" ;;
+	*) die "$TOPO: design '$DESIGN' is not flat, leafspine, ospf-dual or stacked-lacp" ;;
 	esac
 	echo "converge_ms=$(( ($(date +%s%N) - t0) / 1000000 ))" >> "$ST/params"
 	for f in "${faults[@]}"; do fault add "$f"; done
@@ -188,11 +200,15 @@ cmd_down() {
 		for f in $(frr_pids); do
 			pid=$(kill_pidfile "$f" "/usr/lib/frr/.* -N $P-") && [ -n "$pid" ] && pids+=("$pid")
 		done
+		# OVS daemons: their command lines name this lab's directory.
+		for f in $(ovs_pids); do
+			pid=$(kill_pidfile "$f" "$ST/ovs-") && [ -n "$pid" ] && pids+=("$pid")
+		done
 		# Bounded wait, then SIGKILL what is still ours.
 		end=$(( $(date +%s) + 5 ))
 		for pid in "${pids[@]}"; do
 			while [ -d "/proc/$pid" ] && [ "$(date +%s)" -lt "$end" ]; do sleep 0.05; done
-			[ -d "/proc/$pid" ] && pid_is "$pid" "cephfab-agent\|/usr/lib/frr/" && kill -9 "$pid" 2>/dev/null
+			[ -d "/proc/$pid" ] && pid_is "$pid" "cephfab-agent\|/usr/lib/frr/\|$ST/ovs-" && kill -9 "$pid" 2>/dev/null
 		done
 	fi
 	# One namespace at a time: the recorded ones, then any stray with our

@@ -153,7 +153,41 @@ test_ring(void **state)
 	assert_int_equal(analyzer_ring_bytes(200000, 128), 128u << 20);
 }
 
+/* The flow hash is the same both ways and keyed per analyzer: one
+ * analyzer cannot be aimed at another's buckets, and a sender's choice of
+ * ports spreads (the old unkeyed XOR put every flow with equal ends in
+ * bucket 0). A coordinator asking for more flows than the cap gets the
+ * cap. */
+static void
+test_hash_keyed(void **state)
+{
+	struct analyzer t, u;
+	struct netaddr a, b;
+	int i, differ = 0, zero = 0;
+
+	(void)state;
+	assert_int_equal(analyzer_init(&t, 10000000), 0);
+	assert_int_equal(t.cap, ANALYZER_MAX_FLOWS);
+	assert_int_equal(analyzer_init(&u, 0), 0);
+	netaddr_parse("10.0.0.1", &a);
+	netaddr_parse("10.0.0.2", &b);
+	for (i = 0; i < 64; i++) {
+		uint16_t p = (uint16_t)(40000 + i);
+
+		assert_int_equal(analyzer_hash(&t, &a, p, &b, 6800),
+		    analyzer_hash(&t, &b, 6800, &a, p));
+		differ += analyzer_hash(&t, &a, p, &b, 6800) !=
+		    analyzer_hash(&u, &a, p, &b, 6800);
+		zero += analyzer_hash(&t, &a, p, &a, p) == 0;
+	}
+	assert_true(differ >= 60);
+	assert_true(zero < 2);
+	analyzer_free(&t);
+	analyzer_free(&u);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_rtts),
     cmocka_unit_test(test_fast_and_zero_window),
-    cmocka_unit_test(test_cap), cmocka_unit_test(test_ring))
+    cmocka_unit_test(test_cap), cmocka_unit_test(test_ring),
+    cmocka_unit_test(test_hash_keyed))

@@ -3,7 +3,12 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -56,6 +61,75 @@ test_status_and_deadline(void **state)
 	assert_non_null(strstr(err, "not installed"));
 }
 
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A child that closes its output and goes on running is still held to
+ * its deadline; and it inherits no descriptor of ours but stdio. */
+static void
+test_closed_output_and_fds(void **state)
+{
+	const char *quiet[] = { "sh", "-c", "exec >&-; sleep 5", NULL };
+	const char *fds[] = { "sh", "-c", "ls /proc/self/fd", NULL };
+	char err[CF_ERRLEN], *out, *l;
+	double t0;
+	int leak = open("/dev/null", O_RDONLY), n = 0;	/* no O_CLOEXEC */
+
+	(void)state;
+	t0 = now();
+	assert_int_equal(child_run(quiet, 0.3, 0, &out, NULL, 1024, err), -1);
+	assert_true(now() - t0 < 2);
+	assert_non_null(strstr(err, "no answer"));
+	assert_true(leak > 2);
+	assert_int_equal(child_run(fds, 5, 0, &out, NULL, 1024, err), 0);
+	/* 0, 1, 2 and the one ls reads the directory with. */
+	for (l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+		n++;
+	assert_int_equal(n, 4);
+	free(out);
+	close(leak);
+}
+
+static void *
+long_child(void *arg)
+{
+	const char *slow[] = { "sleep", "10", NULL };
+	char err[CF_ERRLEN], *out;
+
+	*(int *)arg = child_run(slow, 30, 0, &out, NULL, 1024, err);
+	return NULL;
+}
+
+/* A shutdown ends the children being waited for at once, and starts no
+ * more. */
+static void
+test_kill_all(void **state)
+{
+	const char *ok[] = { "true", NULL };
+	char err[CF_ERRLEN], *out;
+	pthread_t th;
+	int rc = 0;
+	double t0 = now();
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, long_child, &rc), 0);
+	usleep(200000);
+	child_kill_all();
+	pthread_join(th, NULL);
+	assert_true(now() - t0 < 2);
+	assert_int_not_equal(rc, 0);
+	assert_int_equal(child_run(ok, 5, 0, &out, NULL, 1024, err), -1);
+	assert_non_null(strstr(err, "shutting down"));
+}
+
 CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_closed_output_and_fds),
     cmocka_unit_test(test_small_cap),
-    cmocka_unit_test(test_status_and_deadline))
+    cmocka_unit_test(test_status_and_deadline),
+    cmocka_unit_test(test_kill_all))

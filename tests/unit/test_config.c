@@ -71,6 +71,66 @@ test_errors_name_line(void **state)
 	    "'[section]'");
 }
 
+/* The monitor's keys: off by default, the port 7471 when only an
+ * address is given, every address with ":PORT", refusals named. */
+static void
+test_monitor_keys(void **state)
+{
+	struct agent_config cfg;
+	char err[CF_ERRLEN], buf[NETADDR_STRLEN];
+
+	(void)state;
+	assert_int_equal(parse("", &cfg, err), 0);
+	assert_false(cfg.metrics_on);
+	assert_string_equal(cfg.state_dir, "/var/lib/cephfab");
+	assert_int_equal(cfg.monitor_max_pps, 10000);
+	assert_int_equal(parse("metrics_listen = 192.0.2.5\n", &cfg, err), 0);
+	assert_true(cfg.metrics_on);
+	assert_int_equal(cfg.metrics_port, 7471);
+	assert_string_equal(netaddr_str(&cfg.metrics_addr, buf, sizeof(buf)),
+	    "192.0.2.5");
+	assert_int_equal(cfg.port, 7470);	/* the control port untouched */
+	assert_int_equal(parse("metrics_listen = :9999\nstate_dir = /s\n"
+	    "monitor_max_pps = 50\n", &cfg, err), 0);
+	assert_true(cfg.metrics_on);
+	assert_int_equal(cfg.metrics_addr.family, 0);
+	assert_int_equal(cfg.metrics_port, 9999);
+	assert_string_equal(cfg.state_dir, "/s");
+	assert_int_equal(cfg.monitor_max_pps, 50);
+	assert_int_equal(parse("metrics_listen = :7471\nmetrics_listen = off\n",
+	    &cfg, err), 0);
+	assert_false(cfg.metrics_on);
+	assert_int_equal(parse("metrics_listen = :0\n", &cfg, err), -1);
+	assert_string_equal(err, "agent.conf:1: metrics_listen: ':0' is not "
+	    "ADDR:PORT, ADDR, :PORT or off");
+	assert_int_equal(parse("state_dir = var/lib\n", &cfg, err), -1);
+	assert_string_equal(err, "agent.conf:1: state_dir: 'var/lib' is not "
+	    "an absolute path");
+	assert_int_equal(parse("monitor_max_pps = 0\n", &cfg, err), -1);
+}
+
+/* Open vSwitch: the defaults, set, empty for none, a relative path refused
+ * with its key named. */
+static void
+test_ovs_keys(void **state)
+{
+	struct agent_config cfg;
+	char err[CF_ERRLEN];
+
+	(void)state;
+	assert_int_equal(parse("", &cfg, err), 0);
+	assert_string_equal(cfg.ovs_appctl, "/usr/bin/ovs-appctl");
+	assert_string_equal(cfg.ovs_rundir, "/run/openvswitch");
+	assert_int_equal(parse("ovs_rundir = /run/lab/ovs-h1\novs_appctl =\n",
+	    &cfg, err), 0);
+	assert_string_equal(cfg.ovs_rundir, "/run/lab/ovs-h1");
+	assert_string_equal(cfg.ovs_appctl, "");
+	assert_int_equal(parse("\novs_rundir = run/ovs\n", &cfg, err), -1);
+	assert_non_null(strstr(err, "agent.conf:2: ovs_rundir"));
+}
+
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_defaults_and_keys),
+    cmocka_unit_test(test_monitor_keys),
+    cmocka_unit_test(test_ovs_keys),
     cmocka_unit_test(test_errors_name_line))

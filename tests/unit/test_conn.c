@@ -32,6 +32,8 @@ struct side {
 	int replies;
 	int requests;
 	const char *refuse;	/* admit() answer */
+	int admits;		/* admit() calls so far */
+	int refuse_from;	/* refuse from this call on (0: always) */
 };
 
 static struct auth_key key_a, key_b;
@@ -42,7 +44,7 @@ t_admit(struct conn *c, char *msg)
 {
 	struct side *s = c->udata;
 
-	if (s->refuse) {
+	if (s->refuse && ++s->admits >= s->refuse_from) {
 		snprintf(msg, CF_ERRLEN, "test refuses");
 		return s->refuse;
 	}
@@ -276,6 +278,31 @@ test_busy(void **state)
 	conn_ctx_fini(&sc);
 }
 
+/* Admitted at HELLO, then full by the time its proof checks out (another
+ * handshake completed first): refused at AUTH, never a session. */
+static void
+test_busy_at_auth(void **state)
+{
+	struct conn_ctx cc, sc;
+	struct side cs = { 0 }, ss = { 0 };
+	struct conn *cl, *sv;
+
+	(void)state;
+	ss.refuse = MSG_ERR_BUSY;
+	ss.refuse_from = 2;
+	conn_ctx_init(&cc, loop, &key_a, "c");
+	conn_ctx_init(&sc, loop, &key_a, "s");
+	run_pair(&cc, &sc, &cs, &ss, &cl, &sv);
+	spin(&cs.closed, 2);
+	assert_int_equal(cs.reason, CONN_R_BUSY);
+	assert_int_equal(ss.admits, 2);
+	assert_int_equal(ss.established, 0);
+	assert_int_equal(cs.established, 0);
+	spin(&ss.closed, 2);
+	conn_ctx_fini(&cc);
+	conn_ctx_fini(&sc);
+}
+
 /* --- raw peers ------------------------------------------------------ */
 
 static void
@@ -357,6 +384,10 @@ raw_handshake(int fd, uint8_t c2s[FRAME_KEY_LEN], uint8_t s2c[FRAME_KEY_LEN])
 	assert_int_equal(rx.h.type, MSG_HELLO);
 	j = cJSON_Parse((char *)rx.body);
 	assert_int_equal(json_get_hex(j, "nonce", ns, sizeof(ns), err), 0);
+	/* Nothing about the agent for a peer that has proven nothing. */
+	assert_null(cJSON_GetObjectItem(j, "host"));
+	assert_null(cJSON_GetObjectItem(j, "version"));
+	assert_null(cJSON_GetObjectItem(j, "uptime"));
 	cJSON_Delete(j);
 	frame_rx_free(&rx);
 	auth_derive(&key_a, AUTH_PROOF_CLIENT, nc, ns, proof);
@@ -366,6 +397,11 @@ raw_handshake(int fd, uint8_t c2s[FRAME_KEY_LEN], uint8_t s2c[FRAME_KEY_LEN])
 	    auth_preauth_key, NULL, NULL);
 	assert_int_equal(raw_recv(fd, &rx), 1);
 	assert_int_equal(rx.h.type, MSG_AUTH);
+	/* Once proven, the agent says who it is. */
+	j = cJSON_Parse((char *)rx.body);
+	assert_non_null(cJSON_GetObjectItem(j, "host"));
+	assert_non_null(cJSON_GetObjectItem(j, "version"));
+	cJSON_Delete(j);
 	frame_rx_free(&rx);
 	auth_derive(&key_a, AUTH_KEY_C2S, nc, ns, c2s);
 	auth_derive(&key_a, AUTH_KEY_S2C, nc, ns, s2c);
@@ -493,6 +529,29 @@ test_oversize_header(void **state)
 	raw_expect_close(&r, CONN_R_PROTO, "exceeds the limit");
 }
 
+/* Before authentication only the handshake's types, of 4 KiB at most:
+ * a stranger's 200 kB STATUS (within STATUS's own limit) or 5 KiB HELLO
+ * is refused at its header, before its body is allocated or read. */
+static void
+test_preauth_cap(void **state)
+{
+	struct frame_hdr st = { CF_PROTO_VERSION, MSG_STATUS, 0, 200000, 0 };
+	struct frame_hdr he = { CF_PROTO_VERSION, MSG_HELLO, 0, 5000, 0 };
+	uint8_t hdr[FRAME_HDR_LEN];
+	struct raw r;
+
+	(void)state;
+	raw_open(&r, 2);
+	frame_hdr_pack(&st, hdr);
+	assert_int_equal(write(r.fd, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
+	raw_expect_close(&r, CONN_R_PROTO, "STATUS of 200000 bytes before "
+	    "authentication");
+	raw_open(&r, 2);
+	frame_hdr_pack(&he, hdr);
+	assert_int_equal(write(r.fd, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
+	raw_expect_close(&r, CONN_R_PROTO, "HELLO body of 5000 bytes exceeds");
+}
+
 static void
 test_bad_hello(void **state)
 {
@@ -501,7 +560,7 @@ test_bad_hello(void **state)
 	(void)state;
 	raw_open(&r, 2);
 	raw_send(r.fd, CF_PROTO_VERSION, MSG_HELLO, 0, 0,
-	    "{\"proto\":1,\"version\":\"x\",\"role\":\"coordinator\","
+	    "{\"proto\":2,\"version\":\"x\",\"role\":\"coordinator\","
 	    "\"host\":\"h\",\"nonce\":17}", auth_preauth_key, NULL, NULL);
 	raw_expect_close(&r, CONN_R_PROTO, "'nonce'");
 	raw_open(&r, 2);
@@ -623,6 +682,7 @@ CF_UNIT_MAIN(setup, teardown,
     cmocka_unit_test(test_request_before_auth),
     cmocka_unit_test(test_garbage), cmocka_unit_test(test_oversize_header),
     cmocka_unit_test(test_bad_hello), cmocka_unit_test(test_auth_timeout),
+    cmocka_unit_test(test_preauth_cap), cmocka_unit_test(test_busy_at_auth),
     cmocka_unit_test(test_slow_handshake),
     cmocka_unit_test(test_truncated_then_eof),
     cmocka_unit_test(test_connect_refused))

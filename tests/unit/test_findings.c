@@ -188,6 +188,17 @@ test_latency_and_asymmetry(void **state)
 	/* A warning: the verdict does not fail on it. */
 	assert_int_equal(e, 0);
 	cJSON_Delete(out);
+	/* Under the profile's limit, far above the fabric's median: both
+	 * directions agree for a finding, one direction alone is a stall. */
+	setup(NULL);
+	p99[2 * N + 4] = 1500;
+	out = run(&e);
+	assert_int_equal(cJSON_GetArraySize(out), 0);
+	cJSON_Delete(out);
+	p99[4 * N + 2] = 1400;
+	out = run(&e);
+	expect_one(out, "high_latency", "h3", "h5");
+	cJSON_Delete(out);
 	setup(NULL);
 	bw[3 * N + 5] = 0.72;	/* above the floor, far from the other way */
 	bw[5 * N + 3] = 0.98;

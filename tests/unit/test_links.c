@@ -29,6 +29,14 @@ static int nflows;
 static char strs[64][32];
 static int nstrs;
 static struct profile prof;
+/* MTU: per direction, what the MTU probe found and where its large
+ * datagrams died (mtu_on: the view has them); lost cells and their
+ * flows. */
+static double mconf[N * N], mpath[N * N], mnext[N * N];
+static const char *cut_near[N * N], *cut_far[N * N];
+static int mtu_on, lostc[N * N];
+static struct mflow stalled[NF];
+static int nstalled;
 
 static const char *
 str(const char *fmt, ...)
@@ -117,6 +125,9 @@ build(void)
 static void
 healthy(void)
 {
+	mtu_on = 0;
+	nstalled = 0;
+	memset(lostc, 0, sizeof(lostc));
 	profile_defaults(&prof);
 	prof.line_gbps = 1;
 	prof.min_pct = 70;
@@ -132,6 +143,17 @@ run(bool traced, int *errors)
 	struct mview v = { .net = "cluster", .n = N, .names = names,
 	    .rack = rack, .gbps = bw, .rpg = rpg, .flows = traced ? flows :
 	    NULL, .nflows = traced ? nflows : 0 };
+
+	if (mtu_on) {
+		v.mtu_conf = mconf;
+		v.mtu_path = mpath;
+		v.mtu_next = mnext;
+		v.mtu_cut_near = cut_near;
+		v.mtu_cut_far = cut_far;
+		v.lost = lostc;
+		v.stalled = stalled;
+		v.nstalled = nstalled;
+	}
 	cJSON *out = cJSON_CreateArray(), *f, *e;
 	char lines[32][128], *s = calloc(1, 4096);
 	int n = 0, i, k;
@@ -368,7 +390,133 @@ test_slow_link(void **state)
 	free(got);
 }
 
+/* mtu_fabric: s1's end of l1-s1 at 1500 while everything else takes
+ * 9000. Each direction's MTU probe hashes onto a spine of its own; those
+ * through l1 -> s1 die silently at s1 (the trace's large probes answered
+ * by l1 only), those through s1 -> l1 are refused by s1 ("fragmentation
+ * needed", answered by s1 too). TCP flows through l1 -> s1 stall. */
+static void
+mtu_fabric(void)
+{
+	int a, b, i;
+
+	build();
+	mtu_on = 1;
+	for (i = 0; i < N * N; i++) {
+		mconf[i] = mpath[i] = i / N == i % N ? NAN : 9000;
+		mnext[i] = NAN;
+		cut_near[i] = cut_far[i] = NULL;
+	}
+	for (a = 0; a < N; a++)
+		for (b = 0; b < N; b++) {
+			int la = rack[a], lb = rack[b], s = (a * 5 + b) & 1;
+
+			if (la == lb || s != 0 || (la != 0 && lb != 0))
+				continue;
+			mpath[a * N + b] = la == 0 ? 1504 : 1500;
+			cut_near[a * N + b] = la == 0 ? str("10.0.0.1") :
+			    spine_end(la, 0);
+			cut_far[a * N + b] = la == 0 ? spine_end(0, 0) :
+			    leaf_end(0, 0);
+			if (la != 0)
+				mnext[a * N + b] = 1500;
+		}
+	for (i = 0; i < nflows; i++)
+		if (flows[i].nhops == 3 && flows[i].hop[1] == spine_end(0, 0)) {
+			flows[i].bytes = 1e5;	/* stalled after a window */
+			flows[i].lost = 40;
+			flows[i].bps = 1e5;
+		}
+}
+
+/* The link both ways is one mtu_link; its stalled flows are not also a
+ * lossy or slow link, and no host or pair MTU finding is left. */
+static void
+test_mtu_link(void **state)
+{
+	int errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	mtu_fabric();
+	got = run(true, &errors);
+	assert_string_equal(got, "mtu_link|10.0.200.0,10.0.200.1,|both");
+	assert_int_equal(errors, 1);
+	free(got);
+}
+
+/* A cell whose every flow stalled on the link failed (lost): the link
+ * explains it, not an 'unreachable' pair. A direction whose large probes
+ * died at the sender's own port (no router saw them) names no fabric
+ * link: it stays the MTU finding it was. */
+static void
+test_mtu_link_stalled_cell(void **state)
+{
+	int i, a = -1, b = -1, errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	mtu_fabric();
+	for (i = 0; i < nflows && a < 0; i++)
+		if (flows[i].nhops == 3 && flows[i].hop[1] == spine_end(0, 0) &&
+		    isfinite(mpath[flows[i].src * N + flows[i].dst]) &&
+		    mpath[flows[i].src * N + flows[i].dst] == 9000) {
+			a = flows[i].src;
+			b = flows[i].dst;
+		}
+	assert_true(a >= 0);
+	/* The whole cell a <-> b failed: its flows are the stalled ones. */
+	for (i = 0; i < nflows; i++)
+		if ((flows[i].src == a && flows[i].dst == b) ||
+		    (flows[i].src == b && flows[i].dst == a)) {
+			stalled[nstalled++] = flows[i];
+			flows[i--] = flows[--nflows];
+		}
+	lostc[a * N + b] = lostc[b * N + a] = 1;
+	bw[a * N + b] = bw[b * N + a] = NAN;
+	rpg[a * N + b] = rpg[b * N + a] = NAN;
+	got = run(true, &errors);
+	assert_string_equal(got, "mtu_link|10.0.200.0,10.0.200.1,|both");
+	assert_int_equal(errors, 1);
+	free(got);
+	/* Without the stalled flows' paths the failed cell is unexplained. */
+	nstalled = 0;
+	got = run(true, &errors);
+	assert_non_null(strstr(got, "unreachable"));
+	free(got);
+}
+
+/* Large probes that no router saw (the sender's port, or the switch
+ * port facing it): no cut, so no fabric link: h1's port. */
+static void
+test_mtu_host_port_not_a_link(void **state)
+{
+	int i, errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	build();
+	mtu_on = 1;
+	for (i = 0; i < N * N; i++) {
+		mconf[i] = i / N == i % N ? NAN : 9000;
+		mpath[i] = i / N == i % N ? NAN : (i / N == 0 || i % N == 0) ?
+		    1500 : 9000;
+		mnext[i] = NAN;
+		cut_near[i] = cut_far[i] = NULL;
+	}
+	got = run(true, &errors);
+	assert_string_equal(got, "mtu_blackhole|");
+	assert_int_equal(errors, 1);
+	free(got);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_mtu_link),
+    cmocka_unit_test(test_mtu_link_stalled_cell),
+    cmocka_unit_test(test_mtu_host_port_not_a_link),
     cmocka_unit_test(test_slow_link),
     cmocka_unit_test(test_two_racks_twins),
     cmocka_unit_test(test_link_both_ways),

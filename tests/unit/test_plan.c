@@ -212,6 +212,119 @@ test_plan_steps(void **state)
 	cJSON_Delete(p);
 }
 
+/* Only the ceph commands a plan contains run from a plan file: every
+ * one plan_build writes passes, anything else (a hand-edited plan) is
+ * refused. */
+static void
+test_ceph_allowlist(void **state)
+{
+	static const char *const good[][6] = {
+		{ "osd", "set", "noout" }, { "osd", "unset", "noout" },
+		{ "config", "set", "osd.12", "cluster_network",
+		    "198.20.0.0/24" },
+		{ "config", "set", "global", "cluster_network",
+		    "198.20.0.0/24,fd00::/64" },
+		{ "config", "rm", "osd.3", "cluster_network" },
+	};
+	static const char *const bad[][6] = {
+		{ "osd", "pool", "delete", "rbd" },
+		{ "auth", "get-or-create", "client.x" },
+		{ "config", "set", "mon", "cluster_network", "198.20.0.0/24" },
+		{ "config", "set", "osd.1", "public_network", "10.0.0.0/8" },
+		{ "config", "set", "osd.1x", "cluster_network", "1.2.3.0/24" },
+		{ "config", "set", "global", "cluster_network", "--x" },
+		{ "osd", "set", "pause" },
+	};
+	static const int ng[] = { 3, 3, 5, 5, 4 }, nb[] = { 4, 3, 5, 5, 5,
+	    5, 3 };
+	const cJSON *sp, *d, *cmd, *w;
+	char err[CF_ERRLEN];
+	size_t i;
+	cJSON *p;
+
+	(void)state;
+	for (i = 0; i < sizeof(ng) / sizeof(ng[0]); i++)
+		assert_true(migrate_ceph_allowed(good[i], ng[i]));
+	for (i = 0; i < sizeof(nb) / sizeof(nb[0]); i++)
+		assert_false(migrate_ceph_allowed(bad[i], nb[i]));
+	setup(NULL);
+	p = plan_build(&m, &po, err);
+	assert_non_null(p);
+	cJSON_ArrayForEach(sp, cJSON_GetObjectItem(p, "steps")) {
+		int k2;
+
+		for (k2 = 0; k2 < 2; k2++) {
+			d = cJSON_GetObjectItem(sp, k2 ? "undo" : "do");
+			cJSON_ArrayForEach(cmd, cJSON_GetObjectItem(d, "argv")) {
+				const char *a[16];
+				int k = 0;
+
+				cJSON_ArrayForEach(w, cmd)
+					a[k++] = w->valuestring;
+				assert_true(migrate_ceph_allowed(a, k));
+			}
+		}
+	}
+	cJSON_Delete(p);
+}
+
+/* script_of: plan p as a script, into text. */
+static void
+script_of(const cJSON *p, char *text, size_t sz)
+{
+	char path[] = "/tmp/cf-plan.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	size_t n;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w+");
+	assert_int_equal(plan_script(p, f), 0);
+	rewind(f);
+	n = fread(text, 1, sz - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	unlink(path);
+}
+
+/* Two hosts a batch, systemd: each OSD is restarted on its own host (the
+ * old script ran "ssh 'h1,h2'", the batch's label); a CRUSH host name
+ * that reads as an option is never an ssh target, nor a restart
+ * command's argument. */
+static void
+test_script_batch(void **state)
+{
+	char err[CF_ERRLEN], text[1 << 16], buf[512];
+	const char *argv[16];
+	cJSON *p;
+	int i;
+
+	(void)state;
+	setup(NULL);
+	po.batch = 2;
+	p = plan_build(&m, &po, err);
+	po.batch = 1;
+	assert_non_null(p);
+	script_of(p, text, sizeof(text));
+	assert_null(strstr(text, "'h1,h2'"));
+	for (i = 0; i < m.nosds; i++) {
+		char want[96];
+
+		snprintf(want, sizeof(want), "$SSH -- '%s' sudo 'systemctl "
+		    "restart ceph-osd@%d'", m.osds[i].host, m.osds[i].id);
+		if (strstr(text, want) == NULL)
+			fail_msg("no '%s' in the script", want);
+	}
+	cJSON_Delete(p);
+	assert_int_equal(migrate_restart_argv(MIGRATE_RESTART_DEFAULT, 3,
+	    "-oProxyCommand=x", buf, sizeof(buf), argv, 16, err), -1);
+	assert_non_null(strstr(err, "cannot go on a command line"));
+	assert_int_equal(migrate_restart_argv(MIGRATE_RESTART_DEFAULT, 3,
+	    "h1", buf, sizeof(buf), argv, 16, err), 0);
+	assert_string_equal(argv[5], "--");
+	assert_string_equal(argv[6], "h1");
+}
+
 /* Ten OSD hosts of FQDN-long names in one batch: the batch's label and
  * its ok-to-stop line stay inside their buffers (the old code wrote past
  * label[256]); the plan is built and its steps name every host. */
@@ -433,6 +546,22 @@ test_watch_judge(void **state)
 	    "\"retrans_pct\": 300}}]}", 2, 1000, &max, why, sizeof(why)), 0);
 }
 
+/* A watch with nothing to say is no pass: not started, or no sample,
+ * pauses the settle gate, unless there is no inventory to watch with or
+ * the user said --no-traffic-gate. */
+static void
+test_watch_silent(void **state)
+{
+	(void)state;
+	assert_null(migrate_watch_silent(true, false, true, 3));
+	assert_string_equal(migrate_watch_silent(true, false, true, 0),
+	    "no agent reported a sample");
+	assert_string_equal(migrate_watch_silent(true, false, false, 0),
+	    "it did not start");
+	assert_null(migrate_watch_silent(true, true, false, 0));
+	assert_null(migrate_watch_silent(false, false, false, 0));
+}
+
 static void
 test_script(void **state)
 {
@@ -463,8 +592,10 @@ test_script(void **state)
 	fclose(f);
 	text[n] = '\0';
 	assert_non_null(strstr(text, "set -euo pipefail"));
-	assert_non_null(strstr(text, "$SSH 'h1' sudo 'systemctl restart "
+	assert_non_null(strstr(text, "$SSH -- 'h1' sudo 'systemctl restart "
 	    "ceph-osd@0'"));
+	assert_non_null(strstr(text, "SSH=${SSH:-ssh -o BatchMode=yes -o "
+	    "ConnectTimeout=10}"));
 	assert_non_null(strstr(text, "wait_for 300 moved 198.20.0.0/24 \"$E\" 0"));
 	assert_non_null(strstr(text, "$CEPH osd set noout"));
 	assert_null(strstr(text, "sleep 30"));	/* gates, not sleeps */
@@ -528,5 +659,6 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_long_host_names),
     cmocka_unit_test(test_script), cmocka_unit_test(test_rollback),
     cmocka_unit_test(test_journal), cmocka_unit_test(test_restart_argv),
-    cmocka_unit_test(test_watch_judge),
+    cmocka_unit_test(test_watch_judge), cmocka_unit_test(test_watch_silent),
+    cmocka_unit_test(test_script_batch), cmocka_unit_test(test_ceph_allowlist),
     cmocka_unit_test(test_probe_summary))

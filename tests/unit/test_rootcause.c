@@ -20,7 +20,7 @@
 #define N 6
 static const char *const names[N] = { "h1", "h2", "h3", "h4", "h5", "h6" };
 static double bw[N * N], rpg[N * N], mc[N * N], mp[N * N], p99[N * N];
-static double late[N];
+static double late[N], drops[N];
 static int lost[N * N], pbad[N * N];
 static const char *pwhat[N * N], *why[N * N];
 static struct profile prof;
@@ -31,8 +31,10 @@ healthy(void)
 	int i;
 
 	profile_defaults(&prof);
-	for (i = 0; i < N; i++)
+	for (i = 0; i < N; i++) {
 		late[i] = 40;
+		drops[i] = 0;
+	}
 	prof.line_gbps = 1;
 	prof.min_pct = 70;
 	prof.max_rpg = 100;
@@ -56,7 +58,8 @@ run(int *errors, cJSON **keep)
 	struct mview v = { .net = "cluster", .n = N, .names = names,
 	    .gbps = bw, .rpg = rpg, .mtu_conf = mc, .mtu_path = mp,
 	    .lost = lost, .lost_why = why, .ports_bad = pbad,
-	    .ports_what = pwhat, .p99 = p99, .host_late_us = late };
+	    .ports_what = pwhat, .p99 = p99, .host_late_us = late,
+	    .host_drops = drops };
 	cJSON *out = cJSON_CreateArray(), *f, *h;
 	char lines[32][128], *s = calloc(1, 4096);
 	int n = 0, i, k;
@@ -304,6 +307,11 @@ test_busy_host(void **state)
 	expect("high_latency|h1,h2", 0);
 	late[1] = 25000;
 	expect("busy_host|h2", 0);
+	/* On time, but its socket dropped replies it did not read in
+	 * time: as busy. */
+	late[1] = 40;
+	drops[0] = 12;
+	expect("busy_host|h1", 0);
 }
 
 CF_UNIT_MAIN(NULL, NULL,

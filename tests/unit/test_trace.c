@@ -2,18 +2,24 @@
  * ICMPv6) time-exceeded quoting one of the flows' probes records that
  * hop; anything else, truncated or not quoting a probe of ours (another
  * flow's ports, another trace's nonce, a TTL out of range), records
- * nothing. */
+ * nothing. And trace_mtu.c's: a time-exceeded or too-big quoting one of
+ * its probes records where the small and the large ones got. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "cf_unit.h"
 
 #include "probes/trace.h"
+#include "probes/trace_mtu.h"
+
+#include <netinet/icmp6.h>
+#include <netinet/ip_icmp.h>
 
 static struct trace_flow fl[2];
 static uint32_t nonce[2] = { 0xabcd1200u, 0x55aa7700u };
@@ -176,8 +182,103 @@ test_json(void **state)
 	cJSON_Delete(j);
 }
 
+/* The MTU trace's probes: a header like the probes' own, "CFP1", flags,
+ * then the sequence number at bytes 8..15. */
+static void
+mfill(void *arg, uint8_t *b, uint64_t seq)
+{
+	int i;
+
+	(void)arg;
+	memcpy(b, "CFP1\0\0\0\1", 8);
+	for (i = 0; i < 8; i++)
+		b[8 + i] = (uint8_t)(seq >> (56 - 8 * i));
+}
+
+static size_t
+mquote(uint8_t *b, int big, int ttl)
+{
+	memset(b, 0, 32);
+	mfill(NULL, b, 0x43464d5400000000ull | (uint64_t)big << 8 |
+	    (uint64_t)ttl);
+	return 24;
+}
+
+static void
+test_mtu_match(void **state)
+{
+	struct trace_mtu r;
+	struct netaddr a, b6;
+	uint8_t q[32];
+	size_t n;
+	cJSON *j;
+	char *txt;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	netaddr_parse("198.19.200.0", &a);
+	n = mquote(q, 0, 2);
+	/* A small probe's time-exceeded at TTL 2: that hop. */
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_TIME_EXCEEDED,
+	    ICMP_EXC_TTL, 0, &a, q, n, mfill, NULL), 1);
+	assert_int_equal(r.nhops, 2);
+	assert_true(netaddr_equal(&r.hop[1], &a));
+	assert_int_equal(r.reached, 0);
+	/* A large one's at TTL 1: it got that far. */
+	n = mquote(q, 1, 1);
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_TIME_EXCEEDED,
+	    ICMP_EXC_TTL, 0, &a, q, n, mfill, NULL), 1);
+	assert_int_equal(r.reached, 1);
+	/* Too big, for a large probe: who said so and what it forwards. */
+	n = mquote(q, 1, 3);
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_DEST_UNREACH,
+	    ICMP_FRAG_NEEDED, 1500, &a, q, n, mfill, NULL), 1);
+	assert_int_equal(r.next_mtu, 1500);
+	assert_true(netaddr_equal(&r.too_big_from, &a));
+	assert_int_equal(r.reached, 1);
+	/* Nothing else counts: a small probe "too big", a port unreachable,
+	 * a quote too short, a TTL out of range, another header. */
+	n = mquote(q, 0, 3);
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_DEST_UNREACH,
+	    ICMP_FRAG_NEEDED, 1400, &a, q, n, mfill, NULL), 0);
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_DEST_UNREACH,
+	    ICMP_PORT_UNREACH, 0, &a, q, n, mfill, NULL), 0);
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_TIME_EXCEEDED,
+	    ICMP_EXC_TTL, 0, &a, q, 15, mfill, NULL), 0);
+	n = mquote(q, 0, TRACE_MAX_HOPS + 1);
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_TIME_EXCEEDED,
+	    ICMP_EXC_TTL, 0, &a, q, n, mfill, NULL), 0);
+	n = mquote(q, 0, 4);
+	q[0] = 'X';
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_TIME_EXCEEDED,
+	    ICMP_EXC_TTL, 0, &a, q, n, mfill, NULL), 0);
+	n = mquote(q, 2, 4);
+	assert_int_equal(trace_mtu_err(&r, AF_INET, ICMP_TIME_EXCEEDED,
+	    ICMP_EXC_TTL, 0, &a, q, n, mfill, NULL), 0);
+	assert_int_equal(r.nhops, 2);
+	assert_int_equal(r.next_mtu, 1500);
+	/* ICMPv6: time exceeded is type 3, packet too big type 2. */
+	netaddr_parse("fd00:200::1", &b6);
+	n = mquote(q, 0, 1);
+	assert_int_equal(trace_mtu_err(&r, AF_INET6, ICMP6_TIME_EXCEEDED,
+	    ICMP6_TIME_EXCEED_TRANSIT, 0, &b6, q, n, mfill, NULL), 1);
+	assert_true(netaddr_equal(&r.hop[0], &b6));
+	n = mquote(q, 1, 2);
+	assert_int_equal(trace_mtu_err(&r, AF_INET6, ICMP6_PACKET_TOO_BIG, 0,
+	    1280, &b6, q, n, mfill, NULL), 1);
+	assert_int_equal(r.next_mtu, 1280);
+	/* As JSON: the hops, how far the large ones got, who refused. */
+	j = trace_mtu_json(&r);
+	txt = cJSON_PrintUnformatted(j);
+	assert_string_equal(txt, "{\"hops\":[\"fd00:200::1\",\"198.19.200.0\"],"
+	    "\"reached\":1,\"too_big_from\":\"fd00:200::1\",\"next_mtu\":1280}");
+	free(txt);
+	cJSON_Delete(j);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_v4_hop),
     cmocka_unit_test(test_v4_rejects),
     cmocka_unit_test(test_v6_hop),
-    cmocka_unit_test(test_json))
+    cmocka_unit_test(test_json),
+    cmocka_unit_test(test_mtu_match))

@@ -311,3 +311,64 @@ dual_converged() {
 	done
 	return 0
 }
+
+# build_stacked_lacp: the stacked switch pair as one OVS bridge ('stack' in
+# the switch namespace: a stack or MLAG pair is one LACP partner to its
+# hosts), every host with two links (m0, m1) into it, bonded with LACP on
+# both sides. Both Ceph networks ride the one bond as VLANs (public 10,
+# cluster 20, tagged by OVS in userspace: the kernel has no vlan module),
+# which is how most stacked-LACP Ceph and Proxmox hosts are wired: two
+# NICs, one bond, the networks as VLANs on it. The host's addresses sit
+# on OVS internal ports 'pub' and 'clu'. host_mbit shapes each member
+# (tbf on both ends), so a bond carries twice that.
+build_stacked_lacp() {
+	local n i h m
+	n=$(topo_get "$TOPO" hosts 4)
+	[ "$n" -ge 2 ] && [ "$n" -le 8 ] || die "$TOPO: hosts must be 2..8 (one vswitchd per host)"
+	build_mgmt
+	ovs_start sw
+	ovs_vsctl sw add-br stack -- set bridge stack datapath_type=netdev ||
+		die "the stack's bridge"
+	for i in $(seq 1 "$n"); do
+		h=h$i
+		add_node "$h" host
+		mgmt_host "$h" "$i"
+		for m in m0 m1; do
+			add_link "$h-$m" "$h" "$m" sw "$h-$m" "" "$HOST_MBIT"
+		done
+		ovs_start "$h"
+		ovs_vsctl "$h" add-br br0 -- set bridge br0 datapath_type=netdev \
+			-- add-port br0 pub tag=10 -- set interface pub type=internal \
+			mtu_request="$MTU" \
+			-- add-port br0 clu tag=20 -- set interface clu type=internal \
+			mtu_request="$MTU" || die "$h's bridge"
+		ovs_bond "$h" br0 bond0 m0 m1
+		ovs_bond sw stack "b$h" "$h-m0" "$h-m1"
+		# OVS sets a port's root qdisc from its own QoS column (none:
+		# the default) when it adds the port: shape after it, not before.
+		link_rate "$h-m0" "$HOST_MBIT"
+		link_rate "$h-m1" "$HOST_MBIT"
+		ip -n "$(ns "$h")" addr add "198.18.0.$((10 + i))/24" dev pub
+		ip -n "$(ns "$h")" addr add "198.19.0.$((10 + i))/24" dev clu
+		ip -n "$(ns "$h")" link set pub up
+		ip -n "$(ns "$h")" link set clu up
+		host_rec "$h" "198.18.0.$((10 + i))" "198.19.0.$((10 + i))" \
+			"198.18.255.$((10 + i))" rack1 pub clu
+	done
+	echo "public_network=198.18.0.0/24 cluster_network=198.19.0.0/24" > "$ST/nets"
+	echo "hosts=$n" >> "$ST/nets"
+}
+
+# converge_lacp: LACP negotiated with every member enabled on every
+# host's bond and on every bond of the stack.
+converge_lacp() {
+	converge_wait lacp_converged
+}
+
+lacp_converged() {
+	local h
+	for h in $(awk '{print $1}' "$ST/hosts"); do
+		ovs_negotiated "$h" bond0 && ovs_negotiated sw "b$h" || return 1
+	done
+	return 0
+}

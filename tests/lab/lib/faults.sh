@@ -15,6 +15,9 @@
 #                               6800-7300 or 3300,6789 (iptables in HOST)
 #   egress:HOST:NET             a route sending NET traffic out of HOST's
 #                               other Ceph interface (wrong NIC)
+#   lacp:HOST:off               stacked-lacp: the stack's side of HOST's
+#                               bond without LACP (a static LAG against
+#                               the host's LACP: never negotiated)
 
 fault_link_ends() { # LINK -> sets FA FIA FB FIB
 	FA=$(link_field "$1" 2); FIA=$(link_field "$1" 3)
@@ -38,12 +41,16 @@ fault_net_addr() { # HOST NET -> address of HOST on NET
 # seconds, every packet of that pair with it (two pairs of a 20 % link lost
 # 100 % in a mesh run), which is the neighbour cache's timing, not the
 # link's loss rate.
+# An Open vSwitch port (userspace datapath) reads its packets from a
+# packet socket, which sees them before the ingress hook: there the
+# chain drops at the end's egress instead, which OVS's sends do cross.
 loss_chain() { # add|del NODE IF N
-	local n; n=$(ns "$2")
+	local n hook=ingress; n=$(ns "$2")
+	[ -d "$ST/ovs-$2" ] && hook=egress
 	if [ "$1" = add ]; then
 		ip netns exec "$n" nft add table netdev cflab &&
 		ip netns exec "$n" nft add chain netdev cflab "loss_$3" \
-			"{ type filter hook ingress device \"$3\" priority 0; }" &&
+			"{ type filter hook $hook device \"$3\" priority 0; }" &&
 		ip netns exec "$n" nft add rule netdev cflab "loss_$3" \
 			meta protocol != arp numgen random mod 10000 "<" "$4" counter drop
 	else
@@ -187,7 +194,13 @@ fault() {
 	egress)
 		[ -n "${b:-}" ] && [ -z "${c:-}" ] || die "fault: egress:HOST:NET"
 		fault_egress "$op" "$a" "$b" ;;
-	*) die "fault: unknown kind '$kind' (rate, loss, reorder, mtu, down, block, egress)" ;;
+	lacp)
+		[ "${b:-}" = off ] && [ -z "${c:-}" ] || die "fault: lacp:HOST:off"
+		[ -d "$ST/ovs-sw" ] && grep -q "^$a " "$ST/hosts" ||
+			die "fault: lacp:HOST:off needs a stacked-lacp lab and one of its hosts"
+		local mode=off; [ "$op" = del ] && mode=active
+		ovs_vsctl sw set port "b$a" lacp="$mode" || die "fault: lacp on b$a" ;;
+	*) die "fault: unknown kind '$kind' (rate, loss, reorder, mtu, down, block, egress, lacp)" ;;
 	esac
 	if [ "$op" = add ]; then
 		echo "$spec" >> "$ST/faults"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Hosts named the way real clusters name them (ceph-osd-01, -02, -03)
+# each get their own row and column in the terminal matrix (they were all
+# printed as "ceph-os"), with the shared part said once.
+. "$(dirname "$0")/lib.sh"
+N=$(loopnet)
+keygen "$T/key"
+printf '[global]\nkey = %s\n' "$T/key" > "$T/inv"
+for i in 1 2 3; do
+	start_agent "a$i" "$N.1$i:7470" "$T/key"
+	printf '[host ceph-osd-0%d]\nagent = %s.1%d\npublic = %s.1%d\n' "$i" "$N" "$i" "$N" "$i" >> "$T/inv"
+done
+"$CEPHFAB" -i "$T/inv" matrix --net public --tests lat --db "$T/m.db" > "$T/m.txt" 2>&1
+assert_eq "$?" 0 "matrix exit"
+grep -Eq '^ +01 +02 +03$' "$T/m.txt" || fail "column labels: $(cat "$T/m.txt")"
+for i in 1 2 3; do
+	grep -Eq "^0$i +" "$T/m.txt" || fail "row 0$i: $(cat "$T/m.txt")"
+done
+grep -q '^hosts ceph-osd-\* (the part all share left out)$' "$T/m.txt" || fail "legend: $(cat "$T/m.txt")"
+# The run keeps its inventory: 'report' renders it without -i, and with
+# today's inventory changed (a host renamed) it warns and still shows the
+# hosts that were measured, not '? ? ?' and a pass.
+"$CEPHFAB" report 1 --db "$T/m.db" > "$T/r.txt" 2> "$T/r.err"
+assert_eq "$?" 0 "report without -i ($(cat "$T/r.err"))"
+diff <(grep -v '^cephfab: matrix run' "$T/m.txt") "$T/r.txt" > "$T/r.diff" ||
+	fail "report differs from the matrix: $(cat "$T/r.diff")"
+sed 's/ceph-osd-03/ceph-osd-09/' "$T/inv" > "$T/inv2"
+"$CEPHFAB" -i "$T/inv2" report 1 --db "$T/m.db" --json - > "$T/r2.json" 2> "$T/r2.err"
+assert_eq "$?" 0 "report with a renamed host"
+grep -q "^cephfab: report: warning: $T/inv2's hosts are not run 1's (+ceph-osd-09 -ceph-osd-03): rendered with the run's own inventory$" "$T/r2.err" ||
+	fail "renamed host warning: $(cat "$T/r2.err")"
+assert_eq "$(jq -r '[.hosts[] | if type == "object" then .name else . end] | join(" ")' "$T/r2.json")" \
+	"ceph-osd-01 ceph-osd-02 ceph-osd-03" "hosts of the stored run"
+# A bandwidth run without a black hole has no 'mtu!' legend, and its
+# paths name only the networks it measured.
+"$CEPHFAB" -i "$T/inv" matrix --net public --tests bw,facts -t 1 --db "$T/b.db" > "$T/bw.txt" 2>&1
+assert_eq "$?" 0 "bw matrix exit ($(tail -3 "$T/bw.txt"))"
+grep -q "floor" "$T/bw.txt" || fail "no floor line: $(cat "$T/bw.txt")"
+grep -q "mtu! =" "$T/bw.txt" && fail "mtu! legend without an mtu! cell: $(cat "$T/bw.txt")"
+grep -A3 '^paths:' "$T/bw.txt" | grep -q "public: " || fail "paths: $(cat "$T/bw.txt")"
+grep -A3 '^paths:' "$T/bw.txt" | grep -q "cluster:" && fail "a public run lists cluster paths: $(grep -A3 '^paths:' "$T/bw.txt")"
+# iperf3's -J, -u and -b mean here what they mean there.
+"$CEPHFAB" -i "$T/inv" pair ceph-osd-01 ceph-osd-02 -t 1 -J -u -b 20M > "$T/p.json" 2>"$T/p.err" ||
+	fail "pair -J -u -b: $(cat "$T/p.err")"
+assert_eq "$(jq -r '.start.options.protocol + " " + (.start.options.rate | tostring)' "$T/p.json")" "udp 20000000" \
+	"pair -u -b 20M -J"
+# Paced streams that reached their rate were limited by the pacing.
+"$CEPHFAB" -i "$T/inv" pair ceph-osd-01 ceph-osd-02 -t 2 --bidir --rate 50M --json > "$T/b.json" 2>"$T/b.err" ||
+	fail "pair --bidir --rate: $(cat "$T/b.err")"
+assert_eq "$(jq -r '[.end.sum.limited_by, .end.sum_reverse.limited_by] | join(" ")' "$T/b.json")" "app app" \
+	"limited by the pacing ($(jq -c '[.end.sum.bits_per_second, .end.sum_reverse.bits_per_second]' "$T/b.json"))"
