@@ -234,6 +234,14 @@ install: all
 	@# it too; this is for agents started otherwise).
 	install -d -m 0700 $(DESTDIR)/var/lib/cephfab
 	if [ -z "$(DESTDIR)" ]; then chown cephfab:cephfab /var/lib/cephfab; fi
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 dist/man/cephfab.8 dist/man/cephfab-agent.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 dist/bash-completion/cephfab \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cephfab
+	ln -sf cephfab \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cephfab-agent
 
 clean:
 	rm -rf build cephfab cephfab-agent

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "log.h"
@@ -73,8 +74,8 @@ static const struct command commands[] = {
 	    "renders one again\n" },
 	{ "report", cmd_report, "report RUN [opts]  render a stored run again "
 	    "(same outputs as matrix)", false, NULL },
-	{ "compare", cmd_compare, "compare A B        two stored runs side by "
-	    "side (--db F)", false, NULL },
+	{ "compare", cmd_compare, "compare A B [C..]  two to six stored runs "
+	    "side by side (--db F)", false, NULL },
 	{ "version", cmd_version, "version            print the version",
 	    true, "usage: cephfab version [--json]\n"
 	    "  the coordinator's version and protocol version\n" },
@@ -100,7 +101,9 @@ usage(FILE *f)
 		fprintf(f, "  %s\n", commands[i].help);
 	fprintf(f,
 	    "options:\n"
-	    "  -i, --inventory F  inventory file (see configs/README.md)\n"
+	    "  -i, --inventory F  inventory file (see configs/README.md; "
+	    "default:\n                     $CEPHFAB_INVENTORY, else "
+	    CF_DEFAULT_INVENTORY ")\n"
 	    "  -k, --key F        key file (overrides the inventory's "
 	    "'key')\n"
 	    "  -j, --json         JSON on stdout\n"
@@ -239,6 +242,22 @@ pluck_globals(struct gopts *g, const char *cmd, int *argc, char **argv,
 	return 0;
 }
 
+/* default_inventory: without -i, $CEPHFAB_INVENTORY names the inventory
+ * (an error later if it is missing: the user asked for it), else
+ * /etc/cephfab/inventory where it exists, as ceph finds ceph.conf. */
+static void
+default_inventory(struct gopts *g)
+{
+	const char *env = getenv("CEPHFAB_INVENTORY");
+
+	if (g->inventory != NULL)
+		return;
+	if (env != NULL && *env != '\0')
+		g->inventory = env;
+	else if (access(CF_DEFAULT_INVENTORY, F_OK) == 0)
+		g->inventory = CF_DEFAULT_INVENTORY;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -272,6 +291,7 @@ main(int argc, char **argv)
 	argv += optind;
 	if (pluck_globals(&g, c->name, &argc, argv, &rc) == -1)
 		return rc;
+	default_inventory(&g);
 	/* The commands that print no page of their own get theirs here. */
 	for (i = 1; c->page != NULL && i < (size_t)argc &&
 	    strcmp(argv[i], "--") != 0; i++)

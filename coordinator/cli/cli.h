@@ -19,6 +19,9 @@
 #include "optable.h"
 #include "core/core.h"
 
+/* The inventory used without -i or $CEPHFAB_INVENTORY, where it exists. */
+#define CF_DEFAULT_INVENTORY "/etc/cephfab/inventory"
+
 /* The global options (before the command word, and for check and hosts
  * also after it). */
 struct gopts {

@@ -17,11 +17,18 @@ load_inventory(const struct gopts *g, struct inventory *inv)
 	char err[CF_ERRLEN];
 
 	if (g->inventory == NULL) {
-		fprintf(stderr, "cephfab: no inventory: give -i FILE\n");
+		fprintf(stderr, "cephfab: no inventory: give -i FILE, set "
+		    "CEPHFAB_INVENTORY or write " CF_DEFAULT_INVENTORY "\n");
 		return -1;
 	}
 	if (inventory_load(g->inventory, inv, err) == -1) {
-		fprintf(stderr, "cephfab: %s\n", err);
+		size_t n = strlen(g->inventory);
+
+		/* "PATH: why" (not "PATH:LINE: why") is the file itself:
+		 * say which file it is meant to be. */
+		fprintf(stderr, "cephfab: %s%s\n", strncmp(err, g->inventory,
+		    n) == 0 && err[n] == ':' && err[n + 1] == ' ' ?
+		    "inventory " : "", err);
 		return -1;
 	}
 	return 0;

@@ -41,7 +41,9 @@ assert_eq "$rc" 2 "check with open key"
 # What a new user gets wrong, said plainly: a directory for -i, a host
 # name for an address, a key file that is not there yet.
 out=$("$CEPHFAB" -i "$T" check 2>&1); assert_eq "$?" 2 "-i a directory"
-assert_eq "$out" "cephfab: $T: a directory, not a file" "-i a directory message"
+assert_eq "$out" "cephfab: inventory $T: a directory, not a file" "-i a directory message"
+out=$("$CEPHFAB" -i "$T/none.inv" check 2>&1); assert_eq "$?" 2 "-i a missing file"
+assert_eq "$out" "cephfab: inventory $T/none.inv: No such file or directory" "-i a missing file message"
 printf '[global]\n[host a]\nagent = ceph-osd-01.example\n' > "$T/dns.inv"
 out=$("$CEPHFAB" -i "$T/dns.inv" check 2>&1); assert_eq "$?" 2 "a host name"
 assert_eq "$out" "cephfab: $T/dns.inv:3: agent: 'ceph-osd-01.example' is not ADDR or ADDR:PORT (host names are not resolved: give the address)" "host name message"
@@ -51,8 +53,20 @@ assert_eq "$out" "cephfab: $T/nokey: cannot read the key file: No such file or d
 out=$("$CEPHFAB" frobnicate 2>&1); rc=$?
 assert_eq "$rc" 2 "unknown command"
 echo "$out" | grep -q "unknown command 'frobnicate'" || fail "msg: $out"
-out=$("$CEPHFAB" hosts 2>&1); rc=$?
-assert_eq "$rc" 2 "no inventory"
+# Without -i: $CEPHFAB_INVENTORY, else /etc/cephfab/inventory (where
+# it exists; the test cannot know, so it only checks the message when
+# that file is absent), else a line saying all three.
+out=$(CEPHFAB_INVENTORY= "$CEPHFAB" hosts 2>&1); rc=$?
+if [ ! -e /etc/cephfab/inventory ]; then
+	assert_eq "$rc" 2 "no inventory"
+	assert_eq "$out" "cephfab: no inventory: give -i FILE, set CEPHFAB_INVENTORY or write /etc/cephfab/inventory" "no inventory message"
+fi
+out=$(CEPHFAB_INVENTORY="$T/good.inv" "$CEPHFAB" check 2>&1); rc=$?
+assert_eq "$rc" 0 "CEPHFAB_INVENTORY names the inventory"
+out=$(CEPHFAB_INVENTORY="$T/bad.inv" "$CEPHFAB" check 2>&1); rc=$?
+assert_eq "$out" "cephfab: $T/bad.inv:5: unknown key 'clster' in [host]" "CEPHFAB_INVENTORY is the one read"
+out=$(CEPHFAB_INVENTORY="$T/bad.inv" "$CEPHFAB" -i "$T/good.inv" check 2>&1); rc=$?
+assert_eq "$rc" 0 "-i wins over CEPHFAB_INVENTORY"
 out=$("$CEPHFAB" --connect-timeout abc hosts 2>&1); rc=$?
 assert_eq "$rc" 2 "bad timeout"
 assert_eq "$out" "cephfab: --connect-timeout: 'abc' is not a number of seconds in [0.1, 600]" "bad timeout message"
