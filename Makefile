@@ -97,7 +97,7 @@ $(BUILD)/tests/test_plan: $(BUILD)/coordinator/migrate/plan.o \
 	$(BUILD)/coordinator/migrate/journal.o $(BUILD)/coordinator/migrate/migrate.o \
 	$(BUILD)/coordinator/migrate/migrate_gates.o $(BUILD)/coordinator/migrate/migrate_settle.o \
 	$(BUILD)/coordinator/migrate/migrate_probe.o \
-	$(BUILD)/coordinator/core/out.o
+	$(BUILD)/coordinator/core/out.o $(BUILD)/coordinator/core/envelope.o
 $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph/ceph.o $(BUILD)/coordinator/ceph/ceph_state.o \
 	$(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_matrix_load: $(BUILD)/coordinator/matrix/matrix_load.o \
@@ -176,7 +176,7 @@ FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer
 	coordinator/verdict/localize.c coordinator/verdict/profile.c \
 	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_mesh.c agent/probes/route.c \
 	agent/engine/engine_limits.c coordinator/probes/pair_result.c \
-	coordinator/core/out.c agent/probes/trace_mtu.c agent/probes/probe_mtu.c \
+	coordinator/core/out.c coordinator/core/envelope.c agent/probes/trace_mtu.c agent/probes/probe_mtu.c \
 	coordinator/verdict/links_mtu.c coordinator/report/report_flows.c \
 	coordinator/store/store.c coordinator/watch/watch_decode.c \
 	coordinator/report/report.c coordinator/matrix/matrix_load.c \

@@ -226,6 +226,16 @@ pluck_globals(struct gopts *g, const char *cmd, int *argc, char **argv,
 			if (take)
 				break;
 		}
+		/* --json, -j: a flag everywhere but where it names a file. */
+		if (!take && (strcmp(a, "--json") == 0 || strcmp(a, "-j") ==
+		    0) && strcmp(cmd, "matrix") != 0 &&
+		    strcmp(cmd, "report") != 0) {
+			g->json = 1;
+			for (j = i; j + 1 <= *argc; j++)
+				argv[j] = argv[j + 1];
+			(*argc)--;
+			continue;
+		}
 		if (!take || (gl[k].arg && val == NULL) ||
 		    (gl[k].ch == 'i' && strcmp(cmd, "pair") == 0 &&
 		    strspn(val, "0123456789.") == strlen(val))) {
@@ -258,6 +268,47 @@ default_inventory(struct gopts *g)
 		g->inventory = CF_DEFAULT_INVENTORY;
 }
 
+/* json_wanted: whether the command's document goes to stdout as JSON:
+ * the global --json, or the command's own (-j, --json; pair's iperf3
+ * -J), which for matrix and report names a file, stdout only as "-". */
+static bool
+json_wanted(const struct gopts *g, const char *cmd, int argc, char **argv)
+{
+	bool file = strcmp(cmd, "matrix") == 0 || strcmp(cmd, "report") == 0;
+	int i;
+
+	if (g->json)
+		return true;
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--json=-") == 0)
+			return true;
+		if (strcmp(argv[i], "--json") == 0)
+			return !file || (i + 1 < argc &&
+			    strcmp(argv[i + 1], "-") == 0);
+		if (!file && (strcmp(argv[i], "-j") == 0 ||
+		    (strcmp(cmd, "pair") == 0 && strcmp(argv[i], "-J") == 0)))
+			return true;
+	}
+	return false;
+}
+
+/* run: the command, and with --json a document on stdout also when it
+ * failed before printing its own (envelope_error). */
+static int
+run(const struct command *c, struct gopts *g, int argc, char **argv)
+{
+	bool json = json_wanted(g, c->name, argc, argv);
+	char prog[64];
+	int rc;
+
+	/* getopt names the program by argv[0]: its complaints then read
+	 * "cephfab: pair: unrecognized option", as every error does. */
+	snprintf(prog, sizeof(prog), "cephfab: %s", c->name);
+	argv[0] = prog;
+	rc = c->fn(g, argc, argv);
+	return json ? envelope_error(rc) : rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -267,6 +318,9 @@ main(int argc, char **argv)
 	int ch, rc = EXIT_PASS;
 
 	memset(&g, 0, sizeof(g));
+	/* Every error line passes through the tap, which keeps the last
+	 * one for the --json error document. */
+	envelope_tap_stderr();
 	/* '+': stop at the command word so its own options stay its own. */
 	while ((ch = getopt_long(argc, argv, "+i:k:jt:C:vhV", global_opts,
 	    NULL)) != -1)
@@ -289,6 +343,8 @@ main(int argc, char **argv)
 	cli_command = c->name;
 	argc -= optind;
 	argv += optind;
+	/* The words as given, before the global ones are taken out. */
+	envelope_begin(c->name, argc, argv);
 	if (pluck_globals(&g, c->name, &argc, argv, &rc) == -1)
 		return rc;
 	default_inventory(&g);
@@ -301,7 +357,7 @@ main(int argc, char **argv)
 			return EXIT_PASS;
 		}
 	if (!c->global_opts)
-		return c->fn(&g, argc, argv);
+		return run(c, &g, argc, argv);
 	/* Options may also follow the command word: "hosts --json". */
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+i:k:jC:v", global_opts,
@@ -310,5 +366,7 @@ main(int argc, char **argv)
 			return rc;
 	argc -= optind - 1;
 	argv += optind - 1;
-	return c->fn(&g, argc, argv);
+	if (rc != EXIT_PASS)
+		return rc;
+	return run(c, &g, argc, argv);
 }

@@ -59,19 +59,75 @@ cmd_keygen(const struct gopts *g, int argc, char **argv)
 	return EXIT_PASS;
 }
 
+/* An address, or null when the inventory gives none. */
+static void
+add_addr(cJSON *o, const char *name, const struct netaddr *a)
+{
+	char buf[NETADDR_STRLEN];
+
+	if (a->family == 0)
+		cJSON_AddNullToObject(o, name);
+	else
+		cJSON_AddStringToObject(o, name, netaddr_str(a, buf,
+		    sizeof(buf)));
+}
+
+/* check --json: the inventory as understood, as data. */
+static void
+check_json(const struct gopts *g, const struct inventory *inv)
+{
+	cJSON *d = cJSON_CreateObject(), *hs, *h;
+	const struct inv_host *ih;
+	char buf[NETADDR_STRLEN];
+
+	cJSON_AddStringToObject(d, "inventory", inv->path);
+	cJSON_AddStringToObject(d, "key", key_path(g, inv));
+	if (inv->has_pubnet)
+		cJSON_AddStringToObject(d, "public_network",
+		    netcidr_str(&inv->pubnet, buf, sizeof(buf)));
+	else
+		cJSON_AddNullToObject(d, "public_network");
+	if (inv->has_clusnet)
+		cJSON_AddStringToObject(d, "cluster_network",
+		    netcidr_str(&inv->clusnet, buf, sizeof(buf)));
+	else
+		cJSON_AddNullToObject(d, "cluster_network");
+	cJSON_AddNumberToObject(d, "timeout", inv->timeout);
+	hs = cJSON_AddArrayToObject(d, "hosts");
+	TAILQ_FOREACH(ih, &inv->hosts, entry) {
+		h = cJSON_CreateObject();
+		cJSON_AddItemToArray(hs, h);
+		cJSON_AddStringToObject(h, "name", ih->name);
+		cJSON_AddStringToObject(h, "agent", netaddr_endpoint_str(
+		    &ih->agent, ih->port, buf, sizeof(buf)));
+		add_addr(h, "public", &ih->pub);
+		add_addr(h, "cluster", &ih->clus);
+		if (ih->rack[0])
+			cJSON_AddStringToObject(h, "rack", ih->rack);
+		else
+			cJSON_AddNullToObject(h, "rack");
+	}
+	cJSON_AddStringToObject(d, "verdict", "pass");
+	out_json(d);
+	cJSON_Delete(d);
+}
+
 int
 cmd_check(const struct gopts *g, int argc, char **argv)
 {
 	struct cli_env e;
 
-	(void)argv;
 	if (argc != 1) {
-		fprintf(stderr, "usage: cephfab -i INVENTORY check\n");
+		fprintf(stderr, "cephfab: check: takes no arguments ('%s'); "
+		    "usage: cephfab -i INVENTORY check [-v] [--json]\n",
+		    argv[1]);
 		return EXIT_USAGE;
 	}
 	if (cli_env_open(g, &e) == -1 || cli_env_key(g, &e) == -1)
 		return EXIT_USAGE;
-	if (g->verbose)
+	if (g->json)
+		check_json(g, &e.inv);
+	else if (g->verbose)
 		inventory_dump(&e.inv, stdout);
 	else
 		printf("%s: %d hosts, inventory and key OK\n", e.inv.path,

@@ -318,13 +318,32 @@ cmd_runs(const struct gopts *g, int argc, char **argv)
 {
 	struct store st;
 	char err[CF_ERRLEN];
+	static const struct option lo[] = {
+		OPT_ARG("db", O_DB), OPT_FLAG("json", 'j'), OPT_END
+	};
 	const char *db = "cephfab.db";
-	cJSON *runs, *r;
+	cJSON *runs, *r, *doc;
+	bool json = g->json;
+	int ch;
 
-	if (argc == 3 && strcmp(argv[1], "--db") == 0)
-		db = argv[2];
-	else if (argc != 1) {
-		fprintf(stderr, "usage: cephfab runs [--db FILE]\n");
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+j", lo, NULL)) != -1) {
+		if (ch == O_DB) {
+			db = optarg;
+		} else if (ch == 'j') {
+			json = true;
+		} else {
+			fprintf(stderr, "cephfab: runs: '%s' is not an option "
+			    "of runs (usage: cephfab runs [--db FILE] "
+			    "[--json])\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cephfab: runs: takes no arguments ('%s'; "
+		    "'cephfab report %s' renders a run)\n", argv[optind],
+		    argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (access(db, R_OK) != 0) {
@@ -337,8 +356,12 @@ cmd_runs(const struct gopts *g, int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	runs = store_runs(&st);
-	if (g->json) {
-		out_json(runs);
+	if (json) {
+		doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "db", db);
+		cJSON_AddItemReferenceToObject(doc, "runs", runs);
+		out_json(doc);
+		cJSON_Delete(doc);
 	} else {
 		printf("%6s  %-19s  %-10s  %5s  %s\n", "RUN", "STARTED",
 		    "VERDICT", "CELLS", "INVENTORY");

@@ -390,7 +390,7 @@ cmd_probe(const struct gopts *g, int argc, char **argv)
 	const char *net = NULL;
 	int ch, rc, i, n, kind, have_from = 0, have_to = 0;
 
-	for (kind = PC_LATENCY; kind < PC_REACH && strcmp(argv[0],
+	for (kind = PC_LATENCY; kind < PC_REACH && strcmp(cli_command,
 	    words[kind]) != 0; kind++)
 		;
 	memset(&o, 0, sizeof(o));
@@ -437,7 +437,7 @@ cmd_probe(const struct gopts *g, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "cephfab: %s: %s\n", argv[0], argc - optind < 2 ?
+		fprintf(stderr, "cephfab: %s: %s\n", cli_command, argc - optind < 2 ?
 		    "two hosts, A and B" : "only two hosts, A and B");
 		probe_usage(stderr, o.kind);
 		return EXIT_USAGE;

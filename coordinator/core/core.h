@@ -136,6 +136,9 @@ void out_progress_done(void);
 /* out_json prints a JSON document on stdout and a newline. Returns -1 when
  * it could not be printed (out of memory). */
 int out_json(const cJSON *doc);
+/* out_json_doc writes doc to f with the envelope first (envelope_json),
+ * as out_json does on stdout; a result file (matrix --json F) uses it. */
+int out_json_doc(FILE *f, const cJSON *doc);
 /* out_json_write writes doc to f as it walks it (no whole-document string:
  * a 256-host matrix is tens of MB); -1 on a write error. */
 int out_json_write(FILE *f, const cJSON *doc);
@@ -160,6 +163,22 @@ int out_file_open(struct out_file *o, const char *path, char *err);
 /* out_file_close: -1 with err ("PATH: cannot write: No space left on
  * device") when any write failed; the temporary is removed then. */
 int out_file_close(struct out_file *o, char *err);
+
+/* envelope: every JSON document on stdout begins with the command that
+ * made it: "command", "version", "started" and "finished" (local time,
+ * RFC 3339 with the zone), "options" (the words after the command word).
+ * envelope_begin records them once the command is known; envelope_json
+ * is that object (NULL before), the caller's to free. A command run with
+ * --json that fails without printing its document (a usage or
+ * configuration error, exit 2, or a runtime failure, exit 3) prints the
+ * envelope with "exit", "error" (its last error line, which
+ * envelope_tap_stderr keeps while passing stderr through) and
+ * "verdict": "error" through envelope_error, which returns rc. */
+void envelope_begin(const char *command, int argc, char *const argv[]);
+cJSON *envelope_json(void);
+void envelope_tap_stderr(void);
+void envelope_printed(void);
+int envelope_error(int rc);
 
 /* out_duration formats seconds as "3d4h", "5h12m", "7m3s" or "42s". */
 const char *out_duration(double secs, char *buf, size_t sz);

@@ -64,6 +64,51 @@ json_str(FILE *f, const char *s)
 
 /* json_write: containers are written as they are walked, leaves through
  * cJSON, so a large tree never becomes one large string. */
+static int json_write(FILE *f, const cJSON *it, int depth);
+
+/* json_members writes an object's members from c on, those of skip
+ * left out; *first says whether one was written yet. */
+static int
+json_members(FILE *f, const cJSON *c, const cJSON *skip, int depth,
+    bool *first)
+{
+	int i;
+
+	for (; c; c = c->next) {
+		if (skip && c->string &&
+		    cJSON_GetObjectItemCaseSensitive(skip, c->string))
+			continue;
+		if (!*first)
+			fputc(',', f);
+		*first = false;
+		fputc('\n', f);
+		for (i = 0; i <= depth; i++)
+			fputc('\t', f);
+		json_str(f, c->string ? c->string : "");
+		fputs(": ", f);
+		if (json_write(f, c, depth + 1) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* json_enveloped: the envelope's members first (those the document
+ * does not set itself), then the document's. */
+static int
+json_enveloped(FILE *f, const cJSON *doc, const cJSON *env)
+{
+	bool first = true;
+
+	if (env == NULL || !cJSON_IsObject(doc))
+		return json_write(f, doc, 0);
+	fputc('{', f);
+	if (json_members(f, env->child, doc, 0, &first) == -1 ||
+	    json_members(f, doc->child, NULL, 0, &first) == -1)
+		return -1;
+	fputs("\n}", f);
+	return 0;
+}
+
 static int
 json_write(FILE *f, const cJSON *it, int depth)
 {
@@ -115,10 +160,24 @@ out_json_write(FILE *f, const cJSON *doc)
 }
 
 int
+out_json_doc(FILE *f, const cJSON *doc)
+{
+	cJSON *env = envelope_json();
+	int rc = json_enveloped(f, doc, env);
+
+	cJSON_Delete(env);
+	if (rc == -1)
+		return -1;
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}
+
+int
 out_json(const cJSON *doc)
 {
-	int rc = out_json_write(stdout, doc);
+	int rc = out_json_doc(stdout, doc);
 
+	envelope_printed();
 	return fflush(stdout) == 0 ? rc : -1;
 }
 

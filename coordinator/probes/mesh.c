@@ -355,15 +355,19 @@ errors_json(const struct mrun_mesh *m)
 
 /* mesh_print_json streams the result, one pair at a time, so that a
  * large mesh never holds its whole tree:
- *   {"network", "size", "count", "rate", "hosts": [...],
+ *   {ENVELOPE..., "network", "size", "count", "rate", "hosts": [...],
  *    "results": [{"from", "to", "sent", "received", "rtt"?}...],
  *    "errors": [{"host", "error"}]} */
 static int
 mesh_print_json(const struct mrun_mesh *m)
 {
-	cJSON *head = cJSON_CreateObject(), *hosts, *errs;
+	cJSON *head = envelope_json(), *hosts, *errs;
 	char *s;
 	int a, b, first = 1, rc = 0;
+
+	if (head == NULL)
+		head = cJSON_CreateObject();
+	envelope_printed();
 
 	cJSON_AddStringToObject(head, "network", m->o->net ? "cluster" :
 	    "public");

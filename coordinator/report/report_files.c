@@ -586,6 +586,6 @@ report_json(const cJSON *doc, const char *path, char *err)
 
 	if (out_file_open(&of, path, err) == -1)
 		return -1;
-	out_json_write(of.f, doc);
+	out_json_doc(of.f, doc);
 	return out_file_close(&of, err);
 }
