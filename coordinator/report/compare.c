@@ -312,7 +312,7 @@ static const struct metric {
 	    "%.2f", true },
 	{ "p10 Gbit/s", "p10_gbps", offsetof(struct cpair, gbps), 10, "%.2f",
 	    true },
-	{ "retransmits/GB (med)", "median_retrans_per_gb",
+	{ "loss retrans/GB (med)", "median_loss_retransmits_per_gb",
 	    offsetof(struct cpair, rpg), 50, "%.1f", false },
 	{ "RTT p50 us (median)", "median_rtt_p50_us",
 	    offsetof(struct cpair, p50), 50, "%.1f", true },

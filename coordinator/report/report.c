@@ -38,6 +38,9 @@ struct cellv {
 	 * the link's near and far end, the MTU a router said it forwards. */
 	char *cut_near, *cut_far;
 	double next_mtu;
+	/* The ports probe's ports that were not open, [{"port","state"}]:
+	 * the cell's "ports" (NULL when not measured). */
+	cJSON *pnot;
 };
 
 static void
@@ -291,20 +294,34 @@ fold_ports(struct cellv *g, struct inv_host **h, int n, int a, int b,
 	size_t off = 0;
 
 	cv->pmeas = cJSON_IsArray(cJSON_GetObjectItem(r, "ports"));
+	/* The latest probe of the cell is the one that counts. */
+	cJSON_Delete(cv->pnot);
+	cv->pnot = cv->pmeas ? cJSON_CreateArray() : NULL;
+	cv->pbad = 0;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "ports")) {
 		const char *state;
+		cJSON *o;
 
 		if (json_get_double(p, "port", 0, 65535, &v, err) == -1 ||
 		    json_get_str(p, "state", 0, 16, &state, err) == -1 ||
 		    strcmp(state, "open") == 0)
 			continue;
 		cv->pbad++;
+		if (cv->pnot && (o = cJSON_CreateObject()) != NULL) {
+			cJSON_AddNumberToObject(o, "port", v);
+			cJSON_AddStringToObject(o, "state", state);
+			cJSON_AddItemToArray(cv->pnot, o);
+		}
 		if (off < sizeof(pb) - 24)
 			off = text_appendf(pb, sizeof(pb), off, "%s%.0f %s",
 			    off ? ", " : "", v, state);
 	}
-	if (off)
+	if (off) {
 		setstr(&cv->ports, pb);
+	} else {
+		free(cv->ports);
+		cv->ports = NULL;
+	}
 	egress_from(NULL, h, n, 0, data, g);
 }
 
@@ -542,6 +559,7 @@ grid_free(struct cellv *g, int n)
 	for (k = 0; g && k < n * n; k++) {
 		free(g[k].why);
 		free(g[k].ports);
+		cJSON_Delete(g[k].pnot);
 		free(g[k].egress_what);
 		free(g[k].cut_near);
 		free(g[k].cut_far);
@@ -638,7 +656,7 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 			cJSON_AddStringToObject(cj, "src", h[i]->name);
 			cJSON_AddStringToObject(cj, "dst", h[j]->name);
 			cJSON_AddItemToObject(cj, "gbps", num_or_null(cv->gbps));
-			cJSON_AddItemToObject(cj, "retrans_per_gb",
+			cJSON_AddItemToObject(cj, "loss_retransmits_per_gb",
 			    num_or_null(cv->rpg));
 			cJSON_AddItemToObject(cj, "rtt_p50_us",
 			    num_or_null(cv->p50));
@@ -652,9 +670,9 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 			cJSON_AddItemToObject(cj, "configured_mtu",
 			    num_or_null(cv->mconf));
 			/* Not measured reads as nothing, never as open. */
-			if (cv->pmeas && !cv->lost)
-				cJSON_AddStringToObject(cj, "ports", cv->pbad &&
-				    cv->ports ? cv->ports : "open");
+			if (cv->pmeas && !cv->lost && cv->pnot)
+				cJSON_AddItemToObject(cj, "ports",
+				    cJSON_Duplicate(cv->pnot, 1));
 			else
 				cJSON_AddNullToObject(cj, "ports");
 			cJSON_AddStringToObject(cj, "state", cv->lost ? "lost" :

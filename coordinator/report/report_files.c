@@ -60,7 +60,7 @@ report_html(const cJSON *doc, const char *path, char *err)
 			fputc(*p, f);
 	}
 	fputs(";\n"
-	    "const M={gbps:'Gbit/s',retrans_per_gb:'retransmits/GB',"
+	    "const M={gbps:'Gbit/s',loss_retransmits_per_gb:'loss retransmits/GB',"
 	    "rtt_p99_us:'RTT p99 (us)',ceph_ping_ms:'Ceph heartbeat (ms)',"
 	    "path_mtu:'path MTU'};\n"
 	    "let metric='gbps';\n"
@@ -369,7 +369,8 @@ report_prom(const cJSON *doc, const char *path, char *err)
 		{ "cephfab_pair_bandwidth_bits_per_second", "gbps",
 		    "Throughput from src to dst measured by cephfab matrix.",
 		    1e9 },
-		{ "cephfab_pair_retransmits_per_gigabyte", "retrans_per_gb",
+		{ "cephfab_pair_loss_retransmits_per_gigabyte",
+		    "loss_retransmits_per_gb",
 		    "TCP retransmits per GB sent from src to dst, not counting "
 		    "those the receiver reported as spurious.", 1 },
 	};
@@ -448,8 +449,24 @@ csv_field(FILE *f, const cJSON *v, bool last)
 			fputc('"', f);
 		} else
 			fputs(s, f);
-	} else if (cJSON_IsBool(v))
+	} else if (cJSON_IsBool(v)) {
 		fputs(cJSON_IsTrue(v) ? "true" : "false", f);
+	} else if (cJSON_IsArray(v)) {
+		/* A cell's ports: "open", or those that were not. */
+		const cJSON *p;
+		int n = 0;
+
+		cJSON_ArrayForEach(p, v) {
+			const cJSON *port = cJSON_GetObjectItem(p, "port");
+			const cJSON *st = cJSON_GetObjectItem(p, "state");
+
+			if (cJSON_IsNumber(port) && cJSON_IsString(st))
+				fprintf(f, "%s%.0f %s", n++ ? "; " : "",
+				    port->valuedouble, st->valuestring);
+		}
+		if (n == 0)
+			fputs("open", f);
+	}
 	fputc(last ? '\n' : ',', f);
 }
 
@@ -457,7 +474,7 @@ int
 report_csv(const cJSON *doc, const char *path, char *err)
 {
 	static const char *cols[] = { "src", "dst", "state", "gbps",
-	    "retrans_per_gb", "rtt_p50_us", "rtt_p99_us", "path_mtu",
+	    "loss_retransmits_per_gb", "rtt_p50_us", "rtt_p99_us", "path_mtu",
 	    "configured_mtu", "ports", NULL };
 	const cJSON *net, *c, *f;
 	struct out_file of;

@@ -65,7 +65,7 @@ sqlite3 "$T/m.db" "select data from cells where test='bw' and state='lost'" |
 # "-" is standard output for every output file, as for --json; one at a
 # time.
 (cd "$T" && "$CEPHFAB" -i "$T/inv" report 1 --db "$T/m.db" --csv - > "$T/csv.out" 2>/dev/null)
-assert_eq "$(head -1 "$T/csv.out")" "network,src,dst,state,gbps,retrans_per_gb,rtt_p50_us,rtt_p99_us,path_mtu,configured_mtu,ports" \
+assert_eq "$(head -1 "$T/csv.out")" "network,src,dst,state,gbps,loss_retransmits_per_gb,rtt_p50_us,rtt_p99_us,path_mtu,configured_mtu,ports" \
 	"--csv - on standard output"
 [ -e "$T/-" ] && fail "--csv - wrote a file named -"
 out=$("$CEPHFAB" -i "$T/inv" report 1 --db "$T/m.db" --csv - --junit - 2>&1); rc=$?

@@ -41,7 +41,11 @@ c latency h1 h2 --count 20 --json > "$T/lat.json"; assert_eq "$?" 0 "latency --j
 ok "$T/lat.json" latency
 c matrix --net public --tests lat --db "$T/m.db" --json - > "$T/m.json"; assert_eq "$?" 0 "matrix --json -"
 ok "$T/m.json" matrix
-c matrix --net public --tests lat --db "$T/m.db" --json "$T/mf.json" > /dev/null; assert_eq "$?" 0 "matrix --json FILE"
+c matrix --net public --tests lat,ports --db "$T/m.db" --json "$T/mf.json" --csv "$T/m.csv" > /dev/null
+assert_eq "$?" 0 "matrix --json FILE"
+# ports: [] when every port was open (the CSV says "open").
+assert_eq "$(jq -c '[.networks.public.cells[].ports]' "$T/mf.json")" "[[],[]]" "ports as data"
+assert_eq "$(sed -n 2p "$T/m.csv" | awk -F, '{print $NF}')" open "ports in the CSV"
 ok "$T/mf.json" matrix
 "$CEPHFAB" runs --db "$T/m.db" --json > "$T/runs.json"; ok "$T/runs.json" runs
 "$CEPHFAB" report 1 --db "$T/m.db" --json - > "$T/r.json"; ok "$T/r.json" report

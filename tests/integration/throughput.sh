@@ -12,11 +12,18 @@ need_lab
 lab_up flat --agents
 res() { cf hosts --json | jq -r --arg h "$1" --arg f "$2" '.hosts[] | select(.name == $h) | .[$f]'; }
 fds0=$(res h2 fds); thr0=$(res h2 threads)
+# whole FILE SECS: every interval of a SECS-second test, the last one
+# too (the test's end and the last interval's timer fall together, and
+# the end used to win half the time).
+whole() {
+	assert_eq "$(jq '.intervals | length' "$1")" "$2" "intervals of a $2 s test ($(jq -c '[.intervals[] | .end]' "$1"))"
+}
 
 # 1. The tbf cap, 200 Mbit/s on h2's cluster link.
 "$LAB" fault "$LP" add rate:h2-clu:200 2>/dev/null || fail "rate fault"
 cf pair h1 h2 -t 4 -P 2 --json > "$T/cap.json"; rc=$?
 assert_eq "$rc" 0 "pair under a cap"
+whole "$T/cap.json" 4
 bps=$(jq '.end.sum.bits_per_second' "$T/cap.json")
 note "200 Mbit/s cap measured $(jq -n "$bps / 1e6 | floor") Mbit/s"
 jq -e '.end.sum.bits_per_second >= 190e6 and .end.sum.bits_per_second <= 210e6' "$T/cap.json" >/dev/null ||
@@ -30,6 +37,7 @@ jq -e '(.intervals | length) >= 3 and (.end.streams | length) == 2 and
 # the same sum, and every interval after the first counted as it arrived,
 # not in lumps.
 cf pair h1 h2 -t 4 -P 2 --skip-rx-copy --json > "$T/capx.json" || fail "pair --skip-rx-copy"
+whole "$T/capx.json" 4
 note "--skip-rx-copy: $(jq -r '[.intervals[].sum.bits_per_second / 1e6 | floor] | map(tostring) | join(" ")' "$T/capx.json") Mbit/s per interval"
 jq -e '.end.sum.bits_per_second >= 190e6 and .end.sum.bits_per_second <= 210e6 and
 	(.intervals | length) >= 4 and
@@ -40,6 +48,7 @@ jq -e '.end.sum.bits_per_second >= 190e6 and .end.sum.bits_per_second <= 210e6 a
 # 2. 1 % loss: both ends see it.
 "$LAB" fault "$LP" add loss:h1-clu:1 2>/dev/null || fail "loss fault"
 cf pair h1 h2 -t 3 --json > "$T/loss.json" || fail "pair with loss"
+whole "$T/loss.json" 3
 r=$(jq '.end.sum.retransmits' "$T/loss.json"); o=$(jq '.end.sum.receiver_out_of_order' "$T/loss.json")
 note "1 % loss: sender retransmits $r, receiver out-of-order $o"
 [ "$r" -gt 0 ] && [ "$o" -gt 0 ] || fail "loss not reported by both ends ($r, $o)"
@@ -54,6 +63,7 @@ jq -e '.end.sum.spurious_retransmits * 2 < .end.sum.retransmits and
 # duplicate (DSACK): spurious retransmits, which do not count as loss.
 "$LAB" fault "$LP" add reorder:h1-clu:1 2>/dev/null || fail "reorder fault"
 cf pair h1 h2 -t 3 --json > "$T/reo.json" || fail "pair over a reordering link"
+whole "$T/reo.json" 3
 note "1 % reordered: $(jq -r '.end.sum | "\(.retransmits) retransmits (\(.retransmits_per_gb | floor) per GB), \(.spurious_retransmits) spurious, \(.loss_retransmits_per_gb | floor) loss retransmits per GB"' "$T/reo.json")"
 jq -e '.end.sum.retransmits >= 20 and
 	.end.sum.spurious_retransmits >= 0.8 * .end.sum.retransmits and
@@ -66,6 +76,7 @@ lx h1 tc qdisc show dev clu | grep -q "tbf.*rate 1Gbit" || fail "link rate not r
 
 # 3. Reverse: h2 sends, and its TCP_INFO is what we get.
 cf pair h1 h2 -t 2 -R --json > "$T/rev.json" || fail "pair -R"
+whole "$T/rev.json" 2
 jq -e '.end.streams[0].direction == "h2->h1" and .end.streams[0].sender.rtt_us > 0 and
 	.end.streams[0].sender.snd_cwnd > 0 and .end.streams[0].sender.retransmits >= 0 and
 	.end.sum.limited_by != null' "$T/rev.json" >/dev/null || fail "reverse lacks sender TCP_INFO"
@@ -73,6 +84,7 @@ jq -e '.end.streams[0].direction == "h2->h1" and .end.streams[0].sender.rtt_us >
 # 4. UDP at 50 Mbit/s through 2 % drop on h2's cluster link.
 "$LAB" fault "$LP" add loss:h2-clu:2 2>/dev/null || fail "loss fault 2"
 cf pair h1 h2 -t 4 --udp --rate 50M --json > "$T/udp.json" || fail "pair --udp"
+whole "$T/udp.json" 4
 lp=$(jq '.end.sum.lost_percent' "$T/udp.json")
 note "UDP over 2 % drop: $lp % lost of $(jq '.end.sum.expected' "$T/udp.json")"
 jq -e '.end.sum.lost_percent >= 1.5 and .end.sum.lost_percent <= 2.5' "$T/udp.json" >/dev/null ||
