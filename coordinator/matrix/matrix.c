@@ -295,6 +295,11 @@ job_start(struct mrun *m, struct job *j)
 		pump_soon(m);
 		return;
 	}
+	if (matrix_dead_cell(m, j)) {
+		m->done++;
+		pump_soon(m);
+		return;
+	}
 	matrix_job_argv(j, argv, bufs);
 	m->running++;
 	if ((j->pid = self_spawn(argv, &j->fd)) == -1) {
@@ -461,6 +466,7 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 	ev_signal_start(m.loop, &m.sigterm_w);
 	ev_idle_init(&m.pump_w, pump_cb);
 	m.pump_w.data = &m;
+	matrix_preflight(&m);
 	matrix_plan(&m);
 	if (m.oom || m.round_end == NULL) {
 		/* Nothing has run: the stored run resumes as it is. */
@@ -519,6 +525,7 @@ out:
 	free(m.round_end);
 	free(m.mtu_bad);
 	free(m.stored_idx);
+	matrix_preflight_free(&m);
 	free(m.h);
 	cJSON_Delete(m.stored);
 	ev_idle_stop(m.loop, &m.pump_w);

@@ -75,6 +75,8 @@ struct mrun {
 	unsigned char *mtu_bad;		/* [net][a][b]: a black hole */
 	bool mtu_known;
 	unsigned char *stored_idx;	/* [net][test][a][b]: in the DB */
+	char **dead;			/* [host]: why its agent does not
+					   answer, NULL when it does */
 };
 
 static inline const char *
@@ -92,6 +94,14 @@ extern const char *const matrix_test_names[];
 void matrix_plan(struct mrun *m);
 int matrix_retest_plan(struct mrun *m);
 void matrix_stored_index(struct mrun *m);
+
+/* matrix_preflight.c: matrix_preflight asks every agent for its status
+ * at once and says once on stderr which do not answer (m->dead); returns
+ * how many. matrix_dead_cell stores job j as lost when one of its agents
+ * does not answer, and says whether it did; matrix_preflight_free. */
+int matrix_preflight(struct mrun *m);
+bool matrix_dead_cell(struct mrun *m, const struct job *j);
+void matrix_preflight_free(struct mrun *m);
 
 /* matrix_job_argv: the child command line that measures job j ('cephfab ...
  * --json'); strings it makes live in bufs. */

@@ -188,6 +188,59 @@ test_dead_host(void **state)
 	expect("unreachable|h4", 1);
 }
 
+/* A dead agent among three hosts: two peers are too few to infer a
+ * host from its pairs, but the reasons say its agent did not answer,
+ * which is a fact: one finding at the host, not one per pair. A dead
+ * path (reasons that name no agent) stays two pair findings. */
+static void
+test_dead_agent_three_hosts(void **state)
+{
+	static const char *const n3[3] = { "a", "b", "c" };
+	double b3[9], r3[9], c3[9], p3[9], q3[9], l3[3] = { 40, 40, 40 };
+	double d3[3] = { 0, 0, 0 };
+	int lo3[9] = { 0 }, pb3[9] = { 0 };
+	const char *pw3[9] = { NULL }, *w3[9] = { NULL };
+	struct mview v = { .net = "public", .n = 3, .names = n3,
+	    .gbps = b3, .rpg = r3, .mtu_conf = c3, .mtu_path = p3,
+	    .lost = lo3, .lost_why = w3, .ports_bad = pb3,
+	    .ports_what = pw3, .p99 = q3, .host_late_us = l3,
+	    .host_drops = d3 };
+	const char *refused = "agent on c: connect to 10.0.0.3:7470: "
+	    "Connection refused";
+	cJSON *out, *f;
+	int i, k;
+
+	(void)state;
+	healthy();
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < 9; i++) {
+			int self = i / 3 == i % 3, dead = !self &&
+			    (i / 3 == 2 || i % 3 == 2);
+
+			b3[i] = self || dead ? NAN : 0.95;
+			r3[i] = self || dead ? NAN : 1;
+			c3[i] = p3[i] = self || dead ? NAN : 9000;
+			q3[i] = self || dead ? NAN : 150;
+			lo3[i] = dead;
+			w3[i] = dead ? (k ? "no route to host" : refused) :
+			    NULL;
+		}
+		out = cJSON_CreateArray();
+		assert_int_equal(findings_compute(&v, &prof, out), k ? 2 : 1);
+		if (k == 0) {
+			f = cJSON_GetArrayItem(out, 0);
+			assert_string_equal(cJSON_GetObjectItem(f,
+			    "kind")->valuestring, "unreachable");
+			assert_string_equal(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(f, "location"),
+			    "where")->valuestring, "agent");
+			assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(f, "evidence"), "pairs")), 4);
+		}
+		cJSON_Delete(out);
+	}
+}
+
 /* Loss on h2's port: every pair with h2; a lossy pair alone stays one. */
 static void
 test_lossy_host_and_pair(void **state)
@@ -318,6 +371,7 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_mtu_host),
     cmocka_unit_test(test_mtu_two_hosts_and_a_pair),
     cmocka_unit_test(test_host_filter), cmocka_unit_test(test_dead_host),
+    cmocka_unit_test(test_dead_agent_three_hosts),
     cmocka_unit_test(test_lossy_host_and_pair),
     cmocka_unit_test(test_two_peers_no_host),
     cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults),
