@@ -138,7 +138,10 @@ probe_run_mtu(void *arg)
 	    IPPROTO_IPV6, p->dst.family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
 	    &ml) == -1 || mtu < 68))
 		mtu = 1500;
-	configured = (uint32_t)mtu;
+	/* No datagram is larger than 65535 bytes (IP's 16-bit length):
+	 * loopback's 65536, or IPoIB's 65520 with IPv6's larger header,
+	 * must not read as a black hole for the last bytes. */
+	configured = mtu > 65535 ? 65535 : (uint32_t)mtu;
 	if (p->max_size && p->max_size < configured)
 		configured = p->max_size;
 	probe_timeo(fd, (int)p->timeout_ms);

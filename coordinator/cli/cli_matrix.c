@@ -22,7 +22,7 @@
 
 enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
     O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
-    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV };
+    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV, O_SHOW };
 
 static const struct num_opt matrix_nums[] = {
 	NUM_OPT('P', "-P", 1, 64, NUM_U32, struct matrix_opts, streams),
@@ -75,6 +75,11 @@ matrix_usage(FILE *f)
 	    "(or fanout) load\n"
 	    "  --ceph-conf F   Ceph's own heartbeat times beside the RTT "
 	    "(--ceph-name N)\n"
+	    "  --show LIST     the terminal's matrices: gbps, retrans, rtt, "
+	    "mtu, ports\n                  (default: those of gbps, retrans "
+	    "and rtt measured, else mtu, ports)\n"
+	    "  --html, --json, --junit, --prom, --csv F  the outputs ('-': "
+	    "standard output)\n"
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
 }
 
@@ -84,7 +89,8 @@ report_usage(FILE *f)
 	fprintf(f,
 	    "usage: cephfab report RUN [--db FILE] [--profile FILE] [--json "
 	    "FILE|-]\n"
-	    "         [--html FILE] [--junit FILE] [--prom FILE] [--csv FILE]\n"
+	    "         [--html FILE] [--junit FILE] [--prom FILE] [--csv FILE] "
+	    "[--show LIST]\n"
 	    "  a stored matrix run rendered again, with the inventory it was "
 	    "measured on\n  (kept with the run; -i INV only compares today's "
 	    "with it)\n"
@@ -94,6 +100,8 @@ report_usage(FILE *f)
 	    "the stored\n                  verdict stays\n"
 	    "  --json, --html, --junit, --prom, --csv F  the outputs, as "
 	    "matrix writes them\n                  ('-': standard output)\n"
+	    "  --show LIST     the terminal's matrices: gbps, retrans, rtt, "
+	    "mtu, ports\n"
 	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
 }
 
@@ -106,6 +114,12 @@ static const struct word mode_words[] = {
 	{ "pairwise", MM_PAIRWISE, NULL }, { "all-to-all", MM_A2A, NULL },
 	{ "fanout", MM_FANOUT, NULL },
 	{ NULL, 0, "pairwise, all-to-all or fanout" }
+};
+static const struct word show_words[] = {
+	{ "gbps", SHOW_GBPS, NULL }, { "retrans", SHOW_RETRANS, NULL },
+	{ "rtt", SHOW_RTT, NULL }, { "mtu", SHOW_MTU, NULL },
+	{ "ports", SHOW_PORTS, NULL },
+	{ NULL, 0, "gbps, retrans, rtt, mtu or ports" }
 };
 static const struct word net_words[] = {
 	{ "public", 1, NULL }, { "cluster", 2, NULL }, { NULL, 0, "public or cluster" }
@@ -129,7 +143,7 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		OPT_ARG("concurrency", O_CONC), OPT_FLAG("lat-mesh", O_MESH),
 		OPT_ARG("lat-rate", O_LRATE), OPT_FLAG("lat-loaded", O_LLOAD),
 		OPT_ARG("ceph-conf", O_CCONF), OPT_ARG("ceph-name", O_CNAME),
-		OPT_FLAG("help", 'h'), OPT_END
+		OPT_ARG("show", O_SHOW), OPT_FLAG("help", 'h'), OPT_END
 	};
 	char err[CF_ERRLEN];
 	int ch;
@@ -182,6 +196,12 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		case O_LLOAD: o->lat_loaded = true; break;
 		case O_CCONF: o->ceph_conf = optarg; break;
 		case O_CNAME: o->ceph_name = optarg; break;
+		case O_SHOW:
+			if (parse_words(report ? "report: --show" :
+			    "matrix: --show", optarg, show_words,
+			    (int *)&o->show) == -1)
+				return -1;
+			break;
 		case 'h': (report ? report_usage : matrix_usage)(stdout);
 			return 1;
 		default: (report ? report_usage : matrix_usage)(stderr);

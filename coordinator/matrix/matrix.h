@@ -47,6 +47,9 @@ struct matrix_opts {
 	bool prof_given;		/* --profile on this command line */
 	const char *inventory, *key;
 	double timeout;
+	unsigned show;			/* SHOW_* bits of the terminal's
+					   matrices, 0: the default (a view,
+					   not stored with the run) */
 };
 
 /* matrix_run measures every cell of a new run (or the missing cells of

@@ -755,6 +755,20 @@ report_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	cJSON_AddStringToObject(doc, "profile", o->prof.name);
 	cJSON_AddNumberToObject(doc, "floor_gbps", o->prof.line_gbps *
 	    o->prof.min_pct / 100);
+	{
+		/* What the profile judged by, for the renderers' colours. */
+		cJSON *lim = cJSON_AddObjectToObject(doc, "limits");
+
+		cJSON_AddNumberToObject(lim, "min_gbps", o->prof.line_gbps *
+		    o->prof.min_pct / 100);
+		cJSON_AddNumberToObject(lim, "max_loss_retransmits_per_gb",
+		    o->prof.max_rpg);
+		cJSON_AddNumberToObject(lim, "max_rtt_p99_us",
+		    o->prof.max_p99_us);
+		if (o->prof.required_mtu > 0)
+			cJSON_AddNumberToObject(lim, "required_mtu",
+			    o->prof.required_mtu);
+	}
 	hosts = cJSON_AddArrayToObject(doc, "hosts");
 	for (i = 0; i < n; i++) {
 		cJSON *o2 = cJSON_CreateObject();

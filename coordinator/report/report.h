@@ -32,7 +32,12 @@ struct store;
 /* report_build reads the run's cells from st one at a time. */
 cJSON *report_build(struct inventory *inv, const struct matrix_opts *o,
     int64_t run, struct store *st, int *errors);
-void report_terminal(const cJSON *doc, bool color);
+/* The terminal's matrices ('--show'): 0 is the default, every measured
+ * one of Gbit/s, loss retransmits and RTT, or MTU and ports when a run
+ * measured neither. */
+enum { SHOW_GBPS = 1, SHOW_RETRANS = 2, SHOW_RTT = 4, SHOW_MTU = 8,
+    SHOW_PORTS = 16 };
+void report_terminal(const cJSON *doc, bool color, unsigned show);
 int report_json(const cJSON *doc, const char *path, char *err);
 int report_html(const cJSON *doc, const char *path, char *err);
 int report_junit(const cJSON *doc, const char *path, char *err);

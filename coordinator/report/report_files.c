@@ -584,7 +584,7 @@ report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	if (o->json_stdout)
 		out_json(doc);
 	else if (!any_stdout(paths, sizeof(paths) / sizeof(paths[0])))
-		report_terminal(doc, isatty(STDOUT_FILENO));
+		report_terminal(doc, isatty(STDOUT_FILENO), o->show);
 	/* Each file whole or not at all (out_file); one line per failure. */
 	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
 		if (paths[k] && writers[k](doc, paths[k], err) == -1) {

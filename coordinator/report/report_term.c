@@ -194,95 +194,196 @@ labels(const cJSON *hosts, int n, char (*lab)[TEXT_LABEL])
 			    names[i], i % 4 == 3 || i == n - 1 ? "\n" : "");
 }
 
+/* One matrix the terminal can show: its bit, the cell's member, its
+ * title and how a row relates to a column. */
+static const struct metric {
+	unsigned bit;
+	const char *key, *title, *verb;
+} metrics[] = {
+	{ SHOW_GBPS, "gbps", "Gbit/s", "sends to" },
+	{ SHOW_RETRANS, "loss_retransmits_per_gb", "loss retransmits per GB",
+	    "sends to" },
+	{ SHOW_RTT, "rtt_p99_us", "RTT p99 in microseconds", "probes" },
+	{ SHOW_MTU, "path_mtu", "path MTU in bytes", "sends to" },
+	{ SHOW_PORTS, "ports", "Ceph ports not open", "connects to" },
+};
+#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+/* measured_metrics: the bits of the metrics some cell has. */
+static unsigned
+measured_metrics(const cJSON *cells)
+{
+	const cJSON *c;
+	unsigned have = 0;
+	size_t k;
+
+	cJSON_ArrayForEach(c, cells)
+		for (k = 0; k < NMETRICS; k++)
+			if (k == NMETRICS - 1 ? cJSON_IsArray(
+			    cJSON_GetObjectItem(c, metrics[k].key)) :
+			    isfinite(cnum(c, metrics[k].key)))
+				have |= metrics[k].bit;
+	return have;
+}
+
+/* grid_cell prints one cell of metric k, coloured against the limits. */
+static void
+grid_cell(const cJSON *c, size_t k, const double *lim, bool color,
+    bool *skipped)
+{
+	char err[CF_ERRLEN], buf[16];
+	const char *st = "", *col = "";
+	double g = cnum(c, metrics[k].key);
+
+	json_get_str(c, "state", 0, 16, &st, err);
+	if (strcmp(st, "lost") == 0) {
+		printf(" %s%7s%s", color ? "\033[35m" : "", "lost",
+		    color ? "\033[0m" : "");
+		return;
+	}
+	if (strcmp(st, "skipped") == 0 && metrics[k].bit == SHOW_GBPS) {
+		*skipped = true;
+		printf(" %s%7s%s", color ? "\033[31m" : "", "mtu!",
+		    color ? "\033[0m" : "");
+		return;
+	}
+	if (metrics[k].bit == SHOW_PORTS) {
+		const cJSON *p = cJSON_GetObjectItem(c, "ports");
+		int bad = cJSON_GetArraySize(p);
+
+		if (!cJSON_IsArray(p))
+			snprintf(buf, sizeof(buf), "?");
+		else if (bad == 0)
+			snprintf(buf, sizeof(buf), "ok");
+		else
+			snprintf(buf, sizeof(buf), "%d shut", bad);
+		if (color && cJSON_IsArray(p))
+			col = bad ? "\033[31m" : "\033[32m";
+		printf(" %s%7s%s", col, buf, col[0] ? "\033[0m" : "");
+		return;
+	}
+	if (!isfinite(g)) {
+		printf(" %7s", "?");
+		return;
+	}
+	/* Red over (under) the profile's limit; Gbit/s yellow within 15 %
+	 * of its floor. */
+	switch (metrics[k].bit) {
+	case SHOW_GBPS:
+		col = g < lim[0] ? "\033[31m" : g < lim[0] * 1.15 ?
+		    "\033[33m" : "\033[32m";
+		snprintf(buf, sizeof(buf), "%.2f", g);
+		break;
+	case SHOW_RETRANS:
+		col = g > lim[1] ? "\033[31m" : "\033[32m";
+		snprintf(buf, sizeof(buf), g < 10 ? "%.1f" : "%.0f", g);
+		break;
+	case SHOW_RTT:
+		col = lim[2] > 0 && g > lim[2] ? "\033[31m" : "\033[32m";
+		snprintf(buf, sizeof(buf), "%.0f", g);
+		break;
+	default:
+		col = lim[3] > 0 && g < lim[3] ? "\033[31m" : "";
+		snprintf(buf, sizeof(buf), "%.0f", g);
+		break;
+	}
+	if (!color)
+		col = "";
+	printf(" %s%7s%s", col, buf, col[0] ? "\033[0m" : "");
+}
+
+/* grid prints metric k of one network as a host-by-host matrix. */
+static void
+grid(const cJSON *hosts, const cJSON *const *idx, int n, size_t k,
+    const double *lim, bool color, bool *skipped)
+{
+	char lab[32][TEXT_LABEL];
+	int i, j;
+
+	labels(hosts, n, lab);
+	printf("%8s", "");
+	for (j = 0; j < n; j++)
+		printf(" %7s", lab[j]);
+	printf("\n");
+	for (i = 0; i < n; i++) {
+		printf("%-8s", lab[i]);
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				printf(" %7s", "-");
+			else
+				grid_cell(cell_at(idx, n, i, j), k, lim, color,
+				    skipped);
+		}
+		printf("\n");
+	}
+	printf("\n");
+}
+
+/* network_matrices: the matrices of one network that show asks for
+ * (0: every measured one of Gbit/s, retransmits and RTT, else MTU and
+ * ports), a host summary instead above 32 hosts. */
+static void
+network_matrices(const cJSON *doc, const cJSON *net, int n, unsigned show,
+    bool color)
+{
+	const cJSON *hosts = cJSON_GetObjectItem(doc, "hosts");
+	const cJSON *cells = cJSON_GetObjectItem(net, "cells"), *ld;
+	const cJSON *lims = cJSON_GetObjectItem(doc, "limits");
+	const cJSON **idx = cell_index(cells, n);
+	unsigned have = measured_metrics(cells);
+	bool skipped = false;
+	double lim[4] = { 0, 1e300, 0, 0 };
+	char err[CF_ERRLEN];
+	size_t k;
+
+	if (idx == NULL)
+		return;
+	json_get_double(doc, "floor_gbps", 0, 1e6, &lim[0], err);
+	json_get_double(lims, "max_loss_retransmits_per_gb", 0, 1e300, &lim[1],
+	    err);
+	json_get_double(lims, "max_rtt_p99_us", 0, 1e300, &lim[2], err);
+	json_get_double(lims, "required_mtu", 0, 1e6, &lim[3], err);
+	if (show == 0)
+		show = have & (SHOW_GBPS | SHOW_RETRANS | SHOW_RTT) ? have &
+		    (SHOW_GBPS | SHOW_RETRANS | SHOW_RTT) : have;
+	show &= have;
+	if (n > 32 && (show & (SHOW_GBPS | SHOW_RTT))) {
+		printf("%s network: %s, row %s column\n", net->string,
+		    show & SHOW_GBPS ? "Gbit/s" : "RTT p99 in microseconds",
+		    show & SHOW_GBPS ? "sends to" : "probes");
+		host_summary(hosts, idx, n, show & SHOW_GBPS, lim[0], color);
+		show &= ~(unsigned)(SHOW_GBPS | SHOW_RETRANS | SHOW_RTT);
+	}
+	for (k = 0; k < NMETRICS && n <= 32; k++) {
+		if (!(show & metrics[k].bit))
+			continue;
+		printf("%s network: %s, row %s column\n", net->string,
+		    metrics[k].title, metrics[k].verb);
+		grid(hosts, idx, n, k, lim, color, &skipped);
+		if (metrics[k].bit == SHOW_GBPS)
+			printf("  floor %.2f Gbit/s (profile %s)%s\n%s\n",
+			    lim[0], dstr(doc, "profile"), color ?
+			    ": \033[32mok\033[0m \033[33mnear\033[0m "
+			    "\033[31mbelow\033[0m \033[35mlost\033[0m" : "",
+			    /* The legend of a mark only where it is. */
+			    skipped ? "  mtu! = not measured: an MTU black "
+			    "hole on the path\n" : "");
+	}
+	cJSON_ArrayForEach(ld, cJSON_GetObjectItem(net, "load"))
+		matrix_load_terminal(ld, net->string, color);
+	free(idx);
+}
+
 void
-report_terminal(const cJSON *doc, bool color)
+report_terminal(const cJSON *doc, bool color, unsigned show)
 {
 	const cJSON *hosts = cJSON_GetObjectItem(doc, "hosts");
 	const cJSON *nets = cJSON_GetObjectItem(doc, "networks"), *net, *c, *f;
-	int n = cJSON_GetArraySize(hosts), i, j, pass;
-	double floor = 0;
+	int n = cJSON_GetArraySize(hosts), pass;
 	char err[CF_ERRLEN];
 
-	json_get_double(doc, "floor_gbps", 0, 1e6, &floor, err);
-
-	cJSON_ArrayForEach(net, nets) {
-		const cJSON *cells = cJSON_GetObjectItem(net, "cells"), *ld;
-		const cJSON **idx = cell_index(cells, n);
-		bool bw = false, rtt = false, skipped = false;
-
-		if (idx == NULL)
-			continue;
-
-		/* Gbit/s when there are any; else the RTT (a lat-only run). */
-		cJSON_ArrayForEach(c, cells) {
-			bw |= isfinite(cnum(c, "gbps"));
-			rtt |= isfinite(cnum(c, "rtt_p99_us"));
-		}
-		if (bw || rtt)
-			printf("%s network: %s, row %s column\n", net->string,
-			    bw ? "Gbit/s" : "RTT p99 in microseconds",
-			    bw ? "sends to" : "probes");
-		if ((bw || rtt) && n > 32) {
-			host_summary(hosts, idx, n, bw, floor, color);
-		} else if (bw || rtt) {
-			char lab[32][TEXT_LABEL];
-
-			labels(hosts, n, lab);
-			printf("%8s", "");
-			for (j = 0; j < n; j++)
-				printf(" %7s", lab[j]);
-			printf("\n");
-			for (i = 0; i < n; i++) {
-				printf("%-8s", lab[i]);
-				for (j = 0; j < n; j++) {
-					const char *st = "";
-					double g;
-
-					if (i == j) {
-						printf(" %7s", "-");
-						continue;
-					}
-					c = cell_at(idx, n, i, j);
-					g = cnum(c, bw ? "gbps" : "rtt_p99_us");
-					json_get_str(c, "state", 0, 16, &st, err);
-					if (strcmp(st, "lost") == 0)
-						printf(" %s%7s%s", color ?
-						    "\033[35m" : "", "lost",
-						    color ? "\033[0m" : "");
-					else if (strcmp(st, "skipped") == 0 &&
-					    (skipped = true))
-						printf(" %s%7s%s", color ?
-						    "\033[31m" : "", "mtu!",
-						    color ? "\033[0m" : "");
-					else if (!isfinite(g))
-						printf(" %7s", "?");
-					else if (!bw)
-						printf(" %7.0f", g);
-					else
-						printf(" %s%7.2f%s", !color ?
-						    "" : g < floor ?
-						    "\033[31m" : g < floor *
-						    1.15 ? "\033[33m" :
-						    "\033[32m", g, color ?
-						    "\033[0m" : "");
-				}
-				printf("\n");
-			}
-			printf("\n");
-		}
-		if (bw) {
-			printf("  floor %.2f Gbit/s (profile %s)%s\n", floor,
-			    dstr(doc, "profile"), color ?
-			    ": \033[32mok\033[0m \033[33mnear\033[0m "
-			    "\033[31mbelow\033[0m \033[35mlost\033[0m" : "");
-			/* The legend of a mark only where the mark is. */
-			printf("%s\n", skipped ? "  mtu! = not measured: an MTU "
-			    "black hole on the path\n" : "");
-		}
-		cJSON_ArrayForEach(ld, cJSON_GetObjectItem(net, "load"))
-			matrix_load_terminal(ld, net->string, color);
-		free(idx);
-	}
+	cJSON_ArrayForEach(net, nets)
+		network_matrices(doc, net, n, show, color);
 	if (cJSON_GetObjectItem(doc, "topology")) {
 		const cJSON *t;
 
