@@ -56,7 +56,7 @@ LIBPROTO := $(BUILD)/libcephfab-proto.a
 
 UNIT_TESTS := test_json test_frame test_auth test_netaddr test_inventory \
 	test_conn test_config test_tputstat test_tputreq test_histogram \
-	test_mtusearch test_sched test_findings test_matrix_load test_netlink \
+	test_mtusearch test_sched test_eta test_findings test_matrix_load test_netlink \
 	test_topology test_ceph test_analyzer test_plan test_child \
 	test_rootcause test_localize test_text test_links test_trace test_watch \
 	test_store test_pinglist test_ovs
@@ -66,6 +66,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 $(BUILD)/tests/test_inventory: $(BUILD)/coordinator/core/inventory.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 $(BUILD)/tests/test_sched: $(BUILD)/coordinator/matrix/sched.o
+$(BUILD)/tests/test_eta: $(BUILD)/coordinator/matrix/eta.o
 $(BUILD)/tests/test_localize: $(BUILD)/coordinator/verdict/localize.o
 $(BUILD)/tests/test_watch: $(BUILD)/coordinator/watch/watch_decode.o
 $(BUILD)/tests/test_store: $(BUILD)/coordinator/store/store.o

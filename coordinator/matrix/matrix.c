@@ -111,6 +111,9 @@ pump_soon(struct mrun *m)
 static void
 job_done(struct mrun *m, struct job *j)
 {
+	if (j->t_start > 0)
+		matrix_eta_learn(m, j, ev_now(m->loop) - j->t_start);
+	j->finished = true;
 	free(j->out);
 	j->out = NULL;
 	m->running--;
@@ -291,16 +294,19 @@ job_start(struct mrun *m, struct job *j)
 		    "skipped", d, err) == -1)
 			log_warnx("%s", err);
 		cJSON_Delete(d);
+		j->finished = true;
 		m->done++;
 		pump_soon(m);
 		return;
 	}
 	if (matrix_dead_cell(m, j)) {
+		j->finished = true;
 		m->done++;
 		pump_soon(m);
 		return;
 	}
 	matrix_job_argv(j, argv, bufs);
+	j->t_start = ev_now(m->loop);
 	m->running++;
 	if ((j->pid = self_spawn(argv, &j->fd)) == -1) {
 		j->pid = 0;
@@ -333,13 +339,12 @@ job_round(const struct mrun *m, int idx)
 static void
 pump(struct mrun *m)
 {
-	double el = ev_now(m->loop) - m->t0, eta;
+	double el = ev_now(m->loop) - m->t0;
 
-	if (m->done > 0) {
-		eta = el / m->done * (m->total - m->done);
+	if (m->done > 0)
 		out_progress("matrix: %d/%d cells, %.0f s elapsed, about %.0f s "
-		    "left", m->done, m->total, el, eta);
-	}
+		    "left", m->done, m->total, el, matrix_eta(m,
+		    ev_now(m->loop)));
 	while (!m->interrupted && m->next < m->nq) {
 		struct job *j = m->queue[m->next];
 		int r = job_round(m, m->next);

@@ -50,6 +50,8 @@ struct job {
 	size_t len, cap;
 	bool eof, exited;
 	int status;
+	double t_start;			/* when it started, 0 before */
+	bool finished;			/* stored (or skipped) */
 };
 
 struct mrun {
@@ -77,6 +79,10 @@ struct mrun {
 	unsigned char *stored_idx;	/* [net][test][a][b]: in the DB */
 	char **dead;			/* [host]: why its agent does not
 					   answer, NULL when it does */
+	/* What the cells that ran took, per kind ([whole][test]): the
+	 * progress's estimate of what is left (eta.c). */
+	double eta_sum[2][NTESTS];
+	int eta_n[2][NTESTS];
 };
 
 static inline const char *
@@ -102,6 +108,13 @@ void matrix_stored_index(struct mrun *m);
 int matrix_preflight(struct mrun *m);
 bool matrix_dead_cell(struct mrun *m, const struct job *j);
 void matrix_preflight_free(struct mrun *m);
+
+/* eta.c: matrix_eta is the seconds the rest of the run should take at
+ * now: each round's unfinished cells at what their kind has taken so far
+ * (or a prior), a bandwidth round's cells at once, probes over the
+ * concurrency; matrix_eta_learn records that job j took secs. */
+double matrix_eta(const struct mrun *m, double now);
+void matrix_eta_learn(struct mrun *m, const struct job *j, double secs);
 
 /* matrix_job_argv: the child command line that measures job j ('cephfab ...
  * --json'); strings it makes live in bufs. */
