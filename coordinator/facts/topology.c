@@ -479,115 +479,168 @@ topology_findings(const struct inventory *inv, const cJSON *hosts,
 
 /* --- summaries and printing ----------------------------------------------- */
 
+/* net_summary: one host's network as data (its link, its bond, the paths
+ * its routes give to its peers) with the line the terminal prints as
+ * "text"; NULL when the host has no address there. */
+static cJSON *
+net_summary(const struct inventory *inv, const struct inv_host *ih,
+    const cJSON *facts, int net)
+{
+	const struct inv_host *q;
+	const cJSON *l, *b;
+	const char *ovs;
+	char a[NETADDR_STRLEN], line[256];
+	int maxp = 0, minp = 99;
+	size_t off = 0;
+	cJSON *o, *bo;
+
+	if ((net ? ih->clus.family : ih->pub.family) == 0)
+		return NULL;
+	o = cJSON_CreateObject();
+	l = link_with_addr(facts, netaddr_str(net ? &ih->clus : &ih->pub, a,
+	    sizeof(a)));
+	line[0] = '\0';
+	if (l) {
+		cJSON_AddStringToObject(o, "link", jstr(l, "name"));
+		cJSON_AddNumberToObject(o, "speed_mbps", jnum(l, "speed_mbps",
+		    0));
+		cJSON_AddNumberToObject(o, "mtu", jnum(l, "mtu", 0));
+		off = text_appendf(line, sizeof(line), off, "%s",
+		    jstr(l, "name"));
+		if (jnum(l, "speed_mbps", 0) > 0)
+			off = text_appendf(line, sizeof(line), off, " %.0fM",
+			    jnum(l, "speed_mbps", 0));
+		off = text_appendf(line, sizeof(line), off, " mtu %.0f",
+		    jnum(l, "mtu", 0));
+		if ((b = link_bond(facts, l, &ovs)) != NULL) {
+			int nm = cJSON_GetArraySize(cJSON_GetObjectItem(b,
+			    "members"));
+
+			bo = cJSON_AddObjectToObject(o, "bond");
+			cJSON_AddStringToObject(bo, "kind", ovs ? "ovs" :
+			    "linux");
+			if (ovs)
+				cJSON_AddStringToObject(bo, "name", ovs);
+			cJSON_AddStringToObject(bo, "mode", jstr(b, "mode"));
+			cJSON_AddNumberToObject(bo, "members", nm);
+			if (ovs == NULL) {
+				cJSON_AddStringToObject(bo, "hash", jstr(b,
+				    "xmit_hash_policy"));
+				off = text_appendf(line, sizeof(line), off,
+				    ", bond %s %s x%d", jstr(b, "mode"),
+				    jstr(b, "xmit_hash_policy"), nm);
+			} else {
+				cJSON_AddStringToObject(bo, "lacp", jstr(b,
+				    "lacp"));
+				off = text_appendf(line, sizeof(line), off,
+				    ", OVS bond %.32s %s x%d, LACP %s", ovs,
+				    jstr(b, "mode"), nm, jstr(b, "lacp"));
+			}
+		}
+	}
+	TAILQ_FOREACH(q, &inv->hosts, entry) {
+		const cJSON *r;
+		int k;
+
+		if (q == ih || (net ? q->clus.family : q->pub.family) == 0)
+			continue;
+		r = route_to(facts, netaddr_str(net ? &q->clus : &q->pub, a,
+		    sizeof(a)));
+		k = cJSON_GetArraySize(cJSON_GetObjectItem(r, "nexthops"));
+		if (r == NULL)
+			continue;
+		maxp = k > maxp ? k : maxp;
+		minp = k < minp ? k : minp;
+	}
+	if (maxp) {
+		cJSON_AddNumberToObject(o, "paths_min", minp);
+		cJSON_AddNumberToObject(o, "paths_max", maxp);
+	}
+	if (maxp == minp && maxp)
+		snprintf(line + off, sizeof(line) - off, ", %d path%s to every "
+		    "peer", maxp, maxp > 1 ? "s" : "");
+	else if (maxp)
+		snprintf(line + off, sizeof(line) - off, ", %d to %d paths to "
+		    "peers", minp, maxp);
+	cJSON_AddStringToObject(o, "text", line);
+	return o;
+}
+
+/* frr_summary: FRR's sessions as counts, with their line as "text";
+ * NULL when the host runs no FRR. */
+static cJSON *
+frr_summary(const cJSON *facts)
+{
+	struct frr_sum s;
+	char err[CF_ERRLEN], fl[128];
+	size_t off = 0;
+	cJSON *o;
+
+	if (topology_frr(cJSON_GetObjectItem(facts, "frr"), &s, err) == -1 ||
+	    !s.available)
+		return NULL;
+	o = cJSON_CreateObject();
+	/* Only what runs: a host without BGP has no BGP. */
+	fl[0] = '\0';
+	if (s.ospf_total) {
+		cJSON_AddNumberToObject(o, "ospf_full", s.ospf_full);
+		cJSON_AddNumberToObject(o, "ospf_total", s.ospf_total);
+		off = text_appendf(fl, sizeof(fl), off, "OSPF %d/%d Full",
+		    s.ospf_full, s.ospf_total);
+	}
+	if (s.bgp_total) {
+		cJSON_AddNumberToObject(o, "bgp_established",
+		    s.bgp_established);
+		cJSON_AddNumberToObject(o, "bgp_total", s.bgp_total);
+		off = text_appendf(fl, sizeof(fl), off, "%sBGP %d/%d "
+		    "Established", off ? ", " : "", s.bgp_established,
+		    s.bgp_total);
+	}
+	if (s.bfd_total) {
+		cJSON_AddNumberToObject(o, "bfd_up", s.bfd_up);
+		cJSON_AddNumberToObject(o, "bfd_total", s.bfd_total);
+		snprintf(fl + off, sizeof(fl) - off, "%sBFD %d/%d up", off ?
+		    ", " : "", s.bfd_up, s.bfd_total);
+	}
+	if (fl[0] == '\0')
+		snprintf(fl, sizeof(fl), "no sessions");
+	cJSON_AddStringToObject(o, "text", fl);
+	return o;
+}
+
 cJSON *
 topology_summary(const struct inventory *inv, const cJSON *hosts)
 {
-	cJSON *arr = cJSON_CreateArray();
+	cJSON *arr = cJSON_CreateArray(), *o, *x;
 	const cJSON *h;
 	int net;
 
 	cJSON_ArrayForEach(h, hosts) {
 		const struct inv_host *ih = inv_find(inv, jstr(h, "name"));
 		const cJSON *facts = cJSON_GetObjectItem(h, "facts");
-		struct frr_sum s;
-		char err[CF_ERRLEN];
-		cJSON *o;
 
 		if (ih == NULL || facts == NULL)
 			continue;
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "host", ih->name);
-		for (net = 0; net < 2; net++) {
-			const struct inv_host *q;
-			const cJSON *l, *b;
-			const char *ovs;
-			char a[NETADDR_STRLEN], line[256];
-			int maxp = 0, minp = 99;
-			size_t off = 0;
-
-			if ((net ? ih->clus.family : ih->pub.family) == 0)
-				continue;
-			l = link_with_addr(facts, netaddr_str(net ? &ih->clus :
-			    &ih->pub, a, sizeof(a)));
-			line[0] = '\0';
-			if (l) {
-				off = text_appendf(line, sizeof(line), off,
-				    "%s", jstr(l, "name"));
-				if (jnum(l, "speed_mbps", 0) > 0)
-					off = text_appendf(line, sizeof(line), off,
-					    " %.0fM",
-					    jnum(l, "speed_mbps", 0));
-				off = text_appendf(line, sizeof(line), off,
-				    " mtu %.0f",
-				    jnum(l, "mtu", 0));
-				if ((b = link_bond(facts, l, &ovs)) != NULL &&
-				    ovs == NULL)
-					off = text_appendf(line, sizeof(line), off,
-					    ", bond %s %s "
-					    "x%d", jstr(b, "mode"), jstr(b,
-					    "xmit_hash_policy"),
-					    cJSON_GetArraySize(
-					    cJSON_GetObjectItem(b, "members")));
-				else if (b != NULL)
-					off = text_appendf(line, sizeof(line),
-					    off, ", OVS bond %.32s %s x%d, "
-					    "LACP %s", ovs, jstr(b, "mode"),
-					    cJSON_GetArraySize(
-					    cJSON_GetObjectItem(b, "members")),
-					    jstr(b, "lacp"));
-			}
-			TAILQ_FOREACH(q, &inv->hosts, entry) {
-				const cJSON *r;
-				int k;
-
-				if (q == ih || (net ? q->clus.family :
-				    q->pub.family) == 0)
-					continue;
-				r = route_to(facts, netaddr_str(net ? &q->clus :
-				    &q->pub, a, sizeof(a)));
-				k = cJSON_GetArraySize(cJSON_GetObjectItem(r,
-				    "nexthops"));
-				if (r == NULL)
-					continue;
-				maxp = k > maxp ? k : maxp;
-				minp = k < minp ? k : minp;
-			}
-			if (maxp == minp && maxp)
-				snprintf(line + off, sizeof(line) - off,
-				    ", %d path%s to every peer", maxp,
-				    maxp > 1 ? "s" : "");
-			else if (maxp)
-				snprintf(line + off, sizeof(line) - off,
-				    ", %d to %d paths to peers", minp, maxp);
-			cJSON_AddStringToObject(o, net ? "cluster" : "public",
-			    line);
-		}
-		if (topology_frr(cJSON_GetObjectItem(facts, "frr"), &s, err) == 0 &&
-		    s.available) {
-			char fl[128];
-			size_t off = 0;
-
-			/* Only what runs: a host without BGP has no BGP. */
-			fl[0] = '\0';
-			if (s.ospf_total)
-				off = text_appendf(fl, sizeof(fl), off,
-				    "OSPF %d/%d Full", s.ospf_full,
-				    s.ospf_total);
-			if (s.bgp_total)
-				off = text_appendf(fl, sizeof(fl), off,
-				    "%sBGP %d/%d Established", off ?
-				    ", " : "", s.bgp_established, s.bgp_total);
-			if (s.bfd_total)
-				snprintf(fl + off, sizeof(fl) - off, "%sBFD "
-				    "%d/%d up", off ? ", " : "", s.bfd_up,
-				    s.bfd_total);
-			if (fl[0] == '\0')
-				snprintf(fl, sizeof(fl), "no sessions");
-			cJSON_AddStringToObject(o, "frr", fl);
-		}
+		for (net = 0; net < 2; net++)
+			if ((x = net_summary(inv, ih, facts, net)) != NULL)
+				cJSON_AddItemToObject(o, net ? "cluster" :
+				    "public", x);
+		if ((x = frr_summary(facts)) != NULL)
+			cJSON_AddItemToObject(o, "frr", x);
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
+}
+
+const char *
+topology_text(const cJSON *t, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItem(cJSON_GetObjectItem(t, key),
+	    "text");
+
+	return cJSON_IsString(x) ? x->valuestring : "";
 }
 
 void
@@ -600,10 +653,12 @@ topology_print(const struct inventory *inv, const cJSON *hosts,
 	printf("\npaths:\n");
 	cJSON_ArrayForEach(o, sum) {
 		printf("  %-16s public:  %s\n", jstr(o, "host"),
-		    jstr(o, "public"));
-		printf("  %-16s cluster: %s\n", "", jstr(o, "cluster"));
-		if (jstr(o, "frr")[0])
-			printf("  %-16s FRR:     %s\n", "", jstr(o, "frr"));
+		    topology_text(o, "public"));
+		printf("  %-16s cluster: %s\n", "", topology_text(o,
+		    "cluster"));
+		if (topology_text(o, "frr")[0])
+			printf("  %-16s FRR:     %s\n", "", topology_text(o,
+			    "frr"));
 	}
 	cJSON_Delete(sum);
 	if (cJSON_GetArraySize(findings) == 0)

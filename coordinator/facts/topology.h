@@ -62,9 +62,15 @@ int topology_bonds(const char *host, const cJSON *facts, cJSON *out);
 int topology_findings(const struct inventory *inv, const cJSON *hosts,
     const struct profile *prof, cJSON *out);
 
-/* topology_summary: one line per host and network ("bond0 802.3ad 2x25G,
- * 2 paths, OSPF 2/2 Full"), for reports and 'compare'. Caller frees. */
+/* topology_summary: per host, each network as data ({"link",
+ * "speed_mbps", "mtu", "bond"?: {"kind", "name"?, "mode", "members",
+ * "hash"?, "lacp"?}, "paths_min"?, "paths_max"?, "text"}) and FRR's
+ * session counts ({"ospf_full", ..., "text"}), "text" the line reports
+ * print ("bond0 802.3ad 2x25G, 2 paths, OSPF 2/2 Full"). Caller frees. */
 cJSON *topology_summary(const struct inventory *inv, const cJSON *hosts);
+/* topology_text: the line of a summary's member ("public", "cluster",
+ * "frr"), "" when it has none. */
+const char *topology_text(const cJSON *t, const char *key);
 
 /* topology_spread: from an agent's TEST_END "spread" ({"links": [{"name",
  * "role", "tx_bytes", "rx_bytes"}]}), each path link's share of the bytes

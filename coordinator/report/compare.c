@@ -244,13 +244,13 @@ design(struct store *st, const char *db, int64_t run, const char *net,
 			const char *l = "", *fr = "";
 			int c = 0, cf = 0;
 
-			json_opt_str(t, net, 0, 256, "", &l, err);
-			json_opt_str(t, "frr", 0, 256, "", &fr, err);
+			l = topology_text(t, net);
+			fr = topology_text(t, "frr");
 			cJSON_ArrayForEach(u, sum) {
 				const char *l2 = "", *f2 = "";
 
-				json_opt_str(u, net, 0, 256, "", &l2, err);
-				json_opt_str(u, "frr", 0, 256, "", &f2, err);
+				l2 = topology_text(u, net);
+				f2 = topology_text(u, "frr");
 				c += strcmp(l, l2) == 0;
 				cf += strcmp(fr, f2) == 0;
 			}

@@ -149,7 +149,7 @@ report_html(const cJSON *doc, const char *path, char *err)
 	    "li.textContent='no findings';ol.appendChild(li);}"
 	    "const tt=document.getElementById('topology');"
 	    "for(const t of (D.topology||[])){const tr=tt.insertRow();"
-	    "for(const v of [t.host,t.public||'',t.cluster||'',t.frr||'']){"
+	    "for(const v of [t.host,(t.public||{}).text||'',(t.cluster||{}).text||'',(t.frr||{}).text||'']){"
 	    "tr.insertCell().textContent=v;}}"
 	    "if(!(D.topology||[]).length){tt.insertRow().insertCell()."
 	    "textContent='no facts (run with --tests facts)';}"

@@ -392,9 +392,9 @@ report_terminal(const cJSON *doc, bool color, unsigned show)
 			const char *hn = "?", *pu = "", *cl = "", *fr = "";
 
 			json_get_str(t, "host", 0, 64, &hn, err);
-			json_opt_str(t, "public", 0, 256, "", &pu, err);
-			json_opt_str(t, "cluster", 0, 256, "", &cl, err);
-			json_opt_str(t, "frr", 0, 256, "", &fr, err);
+			pu = topology_text(t, "public");
+			cl = topology_text(t, "cluster");
+			fr = topology_text(t, "frr");
 			/* Only the networks of the run: a --net cluster run
 			 * lists no public paths. */
 			bool p = cJSON_GetObjectItem(nets, "public") != NULL,

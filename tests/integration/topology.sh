@@ -59,7 +59,8 @@ note "sweep of 12 source ports: $(jq -c .coverage "$T/sw.json")"
 cf matrix --net cluster --tests bw,facts -P 8 -t 2 --profile "$TOP/configs/profiles/lab.conf" \
 	--db "$T/m.db" --json "$T/m.json" > /dev/null 2>&1
 assert_eq "$?" 0 "matrix with facts ($(jq -c .findings "$T/m.json"))"
-jq -e '(.topology | length) == 3 and all(.topology[]; .cluster | test("2 paths to every peer"))' \
+jq -e '(.topology | length) == 3 and all(.topology[]; .cluster.paths_min == 2 and .cluster.paths_max == 2 and
+	(.cluster.text | test("2 paths to every peer")))' \
 	"$T/m.json" >/dev/null || fail "matrix topology: $(jq -c .topology "$T/m.json")"
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where test = 'facts'")" 3 "facts cells"
 

@@ -55,10 +55,26 @@ test_healthy(void **state)
 		fail_msg("findings on a healthy fabric: %s",
 		    cJSON_PrintUnformatted(out));
 	sum = topology_summary(&inv, cJSON_GetObjectItem(d, "hosts"));
-	assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(sum, 0),
-	    "cluster")->valuestring, "2 paths to every peer"));
-	assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(sum, 0),
-	    "frr")->valuestring, "OSPF 4/4 Full"));
+	/* Data, with its line beside it. */
+	{
+		const cJSON *h0 = cJSON_GetArrayItem(sum, 0);
+		const cJSON *cl = cJSON_GetObjectItem(h0, "cluster");
+		const cJSON *fr = cJSON_GetObjectItem(h0, "frr");
+
+		assert_int_equal(cJSON_GetObjectItem(cl, "paths_min")->valueint,
+		    2);
+		assert_int_equal(cJSON_GetObjectItem(cl, "paths_max")->valueint,
+		    2);
+		assert_true(cJSON_GetObjectItem(cl, "mtu")->valuedouble > 0);
+		assert_int_equal(cJSON_GetObjectItem(fr, "ospf_full")->valueint,
+		    4);
+		assert_int_equal(cJSON_GetObjectItem(fr,
+		    "ospf_total")->valueint, 4);
+		assert_non_null(strstr(topology_text(h0, "cluster"),
+		    "2 paths to every peer"));
+		assert_non_null(strstr(topology_text(h0, "frr"),
+		    "OSPF 4/4 Full"));
+	}
 	cJSON_Delete(sum);
 	cJSON_Delete(out);
 	cJSON_Delete(d);
