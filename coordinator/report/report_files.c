@@ -1,6 +1,6 @@
 /*
- * report_files: a matrix run's result tree written as files (JSON, CSV, a
- * self-contained HTML heatmap, JUnit XML, Prometheus text), each whole or
+ * report_files: a matrix run's result tree written as files (JSON, CSV,
+ * JUnit XML, Prometheus text; the HTML in report_html.c), each whole or
  * not at all, and report_render, which builds the tree from the store and
  * prints it and writes them, see report.h.
  */
@@ -17,147 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-/* --- files ----------------------------------------------------------- */
-
-int
-report_html(const cJSON *doc, const char *path, char *err)
-{
-	struct out_file of;
-	FILE *f;
-	char *json;
-	const char *p;
-
-	if (out_file_open(&of, path, err) == -1)
-		return -1;
-	f = of.f;
-	json = cJSON_PrintUnformatted(doc);
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-	    "<title>cephfab matrix</title><style>\n"
-	    "body{font:14px sans-serif;margin:2em;color:#222}"
-	    "table{border-collapse:collapse;margin:1em 0}"
-	    "td,th{border:1px solid #ccc;padding:4px 6px;text-align:right;"
-	    "min-width:3.5em}th{background:#eee}"
-	    "td.bad{background:#f4a7a7}td.near{background:#f7e08a}"
-	    "td.ok{background:#a8e0a0}td.lost{background:#d7b5e8}"
-	    "td.self{background:#fafafa}td.hl{outline:3px solid #000}"
-	    ".f-error{color:#b00}.f-warn{color:#a60}"
-	    "button{margin-right:.5em}svg.fabric text{font:11px monospace}"
-	    "</style></head><body>\n"
-	    "<h1>cephfab matrix</h1><p id=\"meta\"></p>"
-	    "<div id=\"metrics\"></div><div id=\"grids\"></div>"
-	    "<h2>Paths</h2><table id=\"topology\"></table>"
-	    "<h2>Findings</h2><ol id=\"findings\"></ol>"
-	    "<p id=\"verdict\"></p>\n<script>\n", f);
-	/* The data, inline: the file is self-contained, nothing is
-	 * fetched. '</' is split so the JSON cannot end the script. */
-	fputs("const D=", f);
-	for (p = json ? json : "{}"; *p; p++) {
-		if (p[0] == '<' && p[1] == '/')
-			fputs("<\\", f);
-		else
-			fputc(*p, f);
-	}
-	fputs(";\n"
-	    "const M={gbps:'Gbit/s',loss_retransmits_per_gb:'loss retransmits/GB',"
-	    "rtt_p99_us:'RTT p99 (us)',ceph_ping_ms:'Ceph heartbeat (ms)',"
-	    "path_mtu:'path MTU'};\n"
-	    "let metric='gbps';\n"
-	    "function cls(c){if(c.state==='lost')return 'lost';"
-	    "if(c.state==='skipped')return 'bad';"
-	    "const v=c[metric];if(v===null)return '';"
-	    "if(metric==='gbps')return v<D.floor_gbps?'bad':"
-	    "v<D.floor_gbps*1.15?'near':'ok';"
-	    "if(metric==='path_mtu')return c.configured_mtu!==null&&"
-	    "v<c.configured_mtu?'bad':'ok';return '';}\n"
-	    "function draw(){const g=document.getElementById('grids');"
-	    "g.innerHTML='';const H=D.hosts.map(h=>h.name);"
-	    "for(const [net,nd] of Object.entries(D.networks)){"
-	    "const h2=document.createElement('h2');h2.textContent=net+' network: '"
-	    "+M[metric];g.appendChild(h2);const t=document.createElement('table');"
-	    "t.className='grid';t.dataset.net=net;"
-	    "let r=t.insertRow();r.appendChild(document.createElement('th'));"
-	    "for(const h of H){const th=document.createElement('th');"
-	    "th.textContent=h;r.appendChild(th);}"
-	    "for(const s of H){r=t.insertRow();const th=document.createElement('th');"
-	    "th.textContent=s;r.appendChild(th);for(const d of H){"
-	    "const td=r.insertCell();td.className='cell';"
-	    "if(s===d){td.className+=' self';td.textContent='-';continue;}"
-	    "const c=nd.cells.find(c=>c.src===s&&c.dst===d);"
-	    "td.id='c-'+net+'-'+s+'-'+d;if(!c)continue;td.className+=' '+cls(c);"
-	    "const v=c[metric];td.textContent=c.state==='lost'?'lost':"
-	    "c.state==='skipped'?'mtu!':v===null?'?':(metric==='gbps'?v.toFixed(2):Math.round(v));"
-	    "td.title=s+' \\u2192 '+d+'\\n'+Object.entries(c).map(([k,x])=>"
-	    "k+': '+x).join('\\n');}}g.appendChild(t);"
-	    "if(nd.fabric)g.appendChild(fab(net,nd.fabric));}}\n"
-	    /* The fabric as traced: senders, the routers by hop, receivers;
-	     * a step's width grows with its flows, red when most of them
-	     * lost packets, dashed black where a finding names the link. */
-	    "function suspect(net,to){return D.findings.some(f=>f.network===net&&"
-	    "f.location&&f.location.ends&&(f.location.direction==='both'?"
-	    "f.location.ends.includes(to):f.location.ends[1]===to));}\n"
-	    "function fab(net,F){const NS='http://www.w3.org/2000/svg';"
-	    "let md=1;for(const s of F.steps)md=Math.max(md,s[2]);"
-	    "const to=s=>s[2]<0?md+1:s[2],from=s=>s[2]<0?-1-s[2]:s[2]-1,pos={},cnt={};"
-	    "const put=(n,c)=>{const k=c+'|'+n;if(pos[k])return pos[k];"
-	    "cnt[c]=(cnt[c]||0)+1;return pos[k]={x:20+c*170,y:20+cnt[c]*26,n:n};};"
-	    "for(const s of F.steps){put(s[0],from(s));put(s[1],to(s));}"
-	    "const sv=document.createElementNS(NS,'svg');let H=0;"
-	    "for(const c in cnt)H=Math.max(H,cnt[c]);"
-	    "sv.setAttribute('width',(md+2)*170+120);sv.setAttribute('height',H*26+40);"
-	    "sv.setAttribute('class','fabric');"
-	    "for(const s of F.steps){const a=pos[from(s)+'|'+s[0]],"
-	    "b=pos[to(s)+'|'+s[1]];"
-	    "const l=document.createElementNS(NS,'line');"
-	    "l.setAttribute('x1',a.x+90);l.setAttribute('y1',a.y);"
-	    "l.setAttribute('x2',b.x);l.setAttribute('y2',b.y);"
-	    "const sus=s[2]>=0&&suspect(net,s[1]);"
-	    "l.setAttribute('stroke',sus?'#000':s[4]*2>s[3]?'#d22':'#8a8');"
-	    "l.setAttribute('stroke-width',1+Math.log2(1+s[3]));"
-	    "if(sus){l.setAttribute('stroke-dasharray','6 3');l.setAttribute('class','suspect');}"
-	    "const t=document.createElementNS(NS,'title');"
-	    "t.textContent=s[0]+' \\u2192 '+s[1]+': '+s[3]+' flows, '+s[4]+' lost packets';"
-	    "l.appendChild(t);sv.appendChild(l);}"
-	    "for(const p of Object.values(pos)){const t=document.createElementNS(NS,'text');"
-	    "t.setAttribute('x',p.x);t.setAttribute('y',p.y+4);t.textContent=p.n;"
-	    "sv.appendChild(t);}const d=document.createElement('div');"
-	    "const h=document.createElement('h3');h.textContent=net+' network as traced';"
-	    "d.appendChild(h);d.appendChild(sv);return d;}\n"
-	    "function init(){document.getElementById('meta').textContent="
-	    "'run '+D.run+', inventory '+D.inventory+', profile '+D.profile+"
-	    "', floor '+D.floor_gbps+' Gbit/s';"
-	    "const m=document.getElementById('metrics');"
-	    "for(const k of Object.keys(M)){const b=document.createElement('button');"
-	    "b.textContent=M[k];b.onclick=()=>{metric=k;draw();};m.appendChild(b);}"
-	    "draw();const ol=document.getElementById('findings');"
-	    "const rank=f=>f.severity!=='error'?2:f.location&&"
-	    "f.location.scope==='pair'?1:0;"
-	    "for(const f of [...D.findings].sort((a,b)=>rank(a)-rank(b))){"
-	    "const li=document.createElement('li');"
-	    "li.className='finding f-'+f.severity;li.textContent=f.severity+' '+"
-	    "f.kind+': '+f.summary+' \\u2014 '+f.hint;"
-	    "li.onmouseover=()=>{document.querySelectorAll('td.hl').forEach("
-	    "e=>e.classList.remove('hl'));const [a,b]=f.hosts;"
-	    /* A root cause lights every direction it explains. */
-	    "const ids=f.evidence&&f.evidence.pairs?f.evidence.pairs.map(p=>"
-	    "'c-'+f.network+'-'+p.replace('->','-')):['c-'+f.network+'-'+a+'-'+b,"
-	    "'c-'+f.network+'-'+b+'-'+a];"
-	    "for(const id of ids){const e=document.getElementById(id);if(e)e.classList.add("
-	    "'hl');}};ol.appendChild(li);}"
-	    "if(!D.findings.length){const li=document.createElement('li');"
-	    "li.textContent='no findings';ol.appendChild(li);}"
-	    "const tt=document.getElementById('topology');"
-	    "for(const t of (D.topology||[])){const tr=tt.insertRow();"
-	    "for(const v of [t.host,(t.public||{}).text||'',(t.cluster||{}).text||'',(t.frr||{}).text||'']){"
-	    "tr.insertCell().textContent=v;}}"
-	    "if(!(D.topology||[]).length){tt.insertRow().insertCell()."
-	    "textContent='no facts (run with --tests facts)';}"
-	    "document.getElementById('verdict').textContent='verdict: '+D.verdict;}\n"
-	    "init();\n</script></body></html>\n", f);
-	free(json);
-	return out_file_close(&of, err);
-}
+/* --- files (the HTML is report_html.c's) ---------------------------- */
 
 static void
 xml_esc(FILE *f, const char *s)
@@ -523,6 +386,107 @@ report_csv(const cJSON *doc, const char *path, char *err)
 
 /* --- re-rendering a stored run ------------------------------------- */
 
+/* utc_secs: "YYYY-MM-DD HH:MM:SS" (SQLite's datetime('now'), UTC) as
+ * seconds since the epoch, -1 when it is not one. */
+static double
+utc_secs(const char *s)
+{
+	struct tm tm;
+	const char *e;
+
+	memset(&tm, 0, sizeof(tm));
+	e = strptime(s, "%Y-%m-%d %H:%M:%S", &tm);
+	return e != NULL && *e == '\0' ? (double)timegm(&tm) : -1;
+}
+
+/* bits_words: the words of the bits set in v, as an array. */
+static cJSON *
+bits_words(double v, const char *const *words, int n)
+{
+	cJSON *a = cJSON_CreateArray();
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((long)v & (1L << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(words[i]));
+	return a;
+}
+
+/* readable_options: a run's stored options (matrix_opts_json: bit
+ * masks) as a reader says them. */
+static cJSON *
+readable_options(const cJSON *o)
+{
+	static const char *const nets[] = { "public", "cluster" };
+	static const char *const tests[] = { "bw", "lat", "mtu", "ports",
+	    "facts" };
+	static const char *const modes[] = { "pairwise", "all-to-all",
+	    "fanout" };
+	cJSON *r = cJSON_CreateObject();
+	const char *prof = "";
+	char err[CF_ERRLEN];
+	double v;
+
+	if (json_get_double(o, "nets", 0, 3, &v, err) == 0)
+		cJSON_AddItemToObject(r, "networks", bits_words(v, nets, 2));
+	if (json_get_double(o, "tests", 0, 1 << 16, &v, err) == 0)
+		cJSON_AddItemToObject(r, "tests", bits_words(v, tests, 5));
+	if (json_get_double(o, "modes", 0, 1 << 16, &v, err) == 0)
+		cJSON_AddItemToObject(r, "modes", bits_words(v, modes, 3));
+	if (json_get_double(o, "streams", 0, 1024, &v, err) == 0)
+		cJSON_AddNumberToObject(r, "streams", v);
+	if (json_get_double(o, "seconds", 0, 1e6, &v, err) == 0)
+		cJSON_AddNumberToObject(r, "seconds", v);
+	if (json_get_str(o, "profile", 0, 64, &prof, err) == 0)
+		cJSON_AddStringToObject(r, "profile", prof);
+	return r;
+}
+
+/* report_measured: when and how the run was measured, as the renderers
+ * show it: "measured": {"started", "finished" (RFC 3339, UTC),
+ * "seconds", "options" (the run's stored options)}. */
+static void
+report_measured(cJSON *doc, struct store *st, int64_t run)
+{
+	cJSON *runs = store_runs(st), *r, *m, *opts;
+	char ip[4096], t[40];
+	double a = -1, b = -1, id;
+	const char *k[2] = { "started", "finished" };
+	char err[CF_ERRLEN];
+	int i;
+
+	m = cJSON_AddObjectToObject(doc, "measured");
+	cJSON_ArrayForEach(r, runs) {
+		if (json_get_double(r, "id", 0, 1e15, &id, err) == -1 ||
+		    (int64_t)id != run)
+			continue;
+		for (i = 0; i < 2; i++) {
+			const char *v = "";
+			double x;
+
+			json_get_str(r, k[i], 0, 64, &v, err);
+			x = utc_secs(v);
+			if (x < 0) {
+				cJSON_AddNullToObject(m, k[i]);
+				continue;
+			}
+			/* "2026-12-04 13:45:34" is UTC: say so. */
+			snprintf(t, sizeof(t), "%.10sT%.8sZ", v, v + 11);
+			cJSON_AddStringToObject(m, k[i], t);
+			*(i ? &b : &a) = x;
+		}
+	}
+	cJSON_Delete(runs);
+	if (a >= 0 && b >= a)
+		cJSON_AddNumberToObject(m, "seconds", b - a);
+	else
+		cJSON_AddNullToObject(m, "seconds");
+	opts = store_run_options(st, run, ip, sizeof(ip));
+	if (opts != NULL)
+		cJSON_AddItemToObject(m, "options", readable_options(opts));
+	cJSON_Delete(opts);
+}
+
 static bool
 any_stdout(const char *const *paths, size_t n)
 {
@@ -577,6 +541,7 @@ report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	if (finish)
 		store_finish(&st, run, errors ? "fail" : "pass",
 		    cJSON_GetObjectItem(doc, "findings"), err);
+	report_measured(doc, &st, run);
 	if (errors)
 		rc = EXIT_PROBLEMS;
 	/* One thing on standard output: a file asked for as "-" takes the
