@@ -52,6 +52,20 @@ for k in $keys; do
 done
 assert_eq "$missing" "" "cephfab-agent.8 misses"
 
+# The README's "Every option" is what each command's --help prints.
+python3 - "$TOP/README.md" "$CEPHFAB" $cmds <<'PY' || fail "README's help pages differ from the program's"
+import re, subprocess, sys
+readme, prog, cmds = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3:]
+pages = dict(re.findall(r"#### `cephfab ([a-z-]+)`\n\n```\n(.*?)```\n", readme, re.S))
+bad = []
+for c in cmds:
+    out = subprocess.run([prog, c, "--help"], capture_output=True, text=True).stdout
+    if pages.get(c) != out:
+        bad.append(c)
+if bad or set(pages) != set(cmds):
+    sys.exit("differ: %s; README has %s" % (bad, sorted(pages)))
+PY
+
 # Bash completion, as bash calls it: COMP_WORDS and COMP_CWORD set, the
 # function named by 'complete -p', COMPREPLY read back.
 N=$(loopnet)
