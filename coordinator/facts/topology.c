@@ -1,5 +1,6 @@
 /* topology: findings from the hosts' facts, see topology.h. */
 #include "facts/topology.h"
+#include "facts/topology_int.h"
 #include "text.h"
 #include "json.h"
 
@@ -97,21 +98,6 @@ inv_find(const struct inventory *inv, const char *name)
 	return NULL;
 }
 
-static const char *
-jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-jnum(const cJSON *o, const char *k, double def)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
 
 /* link_with_addr: the link whose addresses hold a ("A.B.C.D"). */
 static const cJSON *

@@ -5,6 +5,7 @@
  * agent's facts/ovs.c: members enabled or not, LACP negotiated or not).
  */
 #include "facts/topology.h"
+#include "facts/topology_int.h"
 #include "text.h"
 
 #include <string.h>
@@ -12,21 +13,6 @@
 #define PARTNER_COLLECTING 0x10	/* 802.3ad port state bits */
 #define PARTNER_DISTRIBUTING 0x20
 
-static const char *
-jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-jnum(const cJSON *o, const char *k, double def)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
 
 
 /* ovs_bond_why: what is wrong with an Open vSwitch bond, appended to why
