@@ -268,9 +268,12 @@ print_latency(const cJSON *res)
 	cJSON_ArrayForEach(s, sizes) {
 		if (json_get_double(s, "size", 0, 1e6, &size, err) == -1 ||
 		    json_get_double(s, "sent", 0, 1e9, &sent, err) == -1 ||
-		    json_get_double(s, "lost", 0, 1e9, &lost, err) == -1 ||
-		    json_get_obj(s, "rtt", &r, err) == -1)
+		    json_get_double(s, "lost", 0, 1e9, &lost, err) == -1)
 			continue;
+		if ((r = probe_size_rtt(s)) == NULL) {
+			printf("%7.0f %7.0f %6.0f  no reply\n", size, sent, lost);
+			continue;
+		}
 		for (i = 0; i < 8; i++)
 			if (json_get_double(r, k[i], 0, 1e12, &v[i], err) == -1)
 				v[i] = 0;
@@ -279,6 +282,19 @@ print_latency(const cJSON *res)
 		    v[4], v[5], v[6], v[7]);
 	}
 	printf("(round-trip times in microseconds, full RTT)\n");
+}
+
+const cJSON *
+probe_size_rtt(const cJSON *size)
+{
+	const cJSON *r;
+	char err[CF_ERRLEN];
+	double n;
+
+	if (json_get_obj(size, "rtt", &r, err) == -1 ||
+	    json_get_double(r, "count", 0, 1e12, &n, err) == -1 || n < 1)
+		return NULL;
+	return r;
 }
 
 /* latency_p99 of the largest size, for idle vs loaded. */
@@ -291,7 +307,7 @@ latency_p99(const cJSON *res)
 	double v = 0;
 
 	cJSON_ArrayForEach(s, sizes)
-		if (json_get_obj(s, "rtt", &r, err) == 0)
+		if ((r = probe_size_rtt(s)) != NULL)
 			json_get_double(r, "p99_us", 0, 1e12, &v, err);
 	return v;
 }

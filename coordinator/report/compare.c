@@ -113,7 +113,7 @@ cset_fill(struct cset *s, const cJSON *cells, const char *net)
 			    "sizes")) {
 				if (json_get_double(sz, "size", 0, 1e6, &v,
 				    err) == -1 || v != 2000 ||
-				    json_get_obj(sz, "rtt", &rtt, err) == -1)
+				    (rtt = probe_size_rtt(sz)) == NULL)
 					continue;
 				for (k = 0; k < 2; k++) {
 					p = k ? cset_get(s, dst, src) :

@@ -182,7 +182,7 @@ fold_lat_load(struct cellv *g, struct inv_host **h, int n, int a, int b,
 		    (j2 = host_index(h, n, to)) < 0)
 			continue;
 		cJSON_ArrayForEach(sz, cJSON_GetObjectItem(r, "sizes"))
-			if (json_get_obj(sz, "rtt", &rtt, err) == 0)
+			if ((rtt = probe_size_rtt(sz)) != NULL)
 				json_get_double(rtt, "p99_us", 0, 1e12,
 				    &g[i2 * n + j2].lp99, err);
 	}
@@ -235,7 +235,7 @@ fold_lat(struct cellv *g, struct inv_host **h, int n, int a, int b,
 	 * pair; the RTT is the same both ways. */
 	cJSON_ArrayForEach(sz, cJSON_GetObjectItem(res, "sizes")) {
 		if (json_get_double(sz, "size", 0, 1e6, &v, err) == 0 &&
-		    v == 2000 && json_get_obj(sz, "rtt", &rtt, err) == 0) {
+		    v == 2000 && (rtt = probe_size_rtt(sz)) != NULL) {
 			for (k = 0; k < 2; k++) {
 				struct cellv *cv = k ? &g[b * n + a] :
 				    &g[a * n + b];
