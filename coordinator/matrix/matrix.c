@@ -387,6 +387,36 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 			kill(m->queue[i]->pid, SIGINT);
 }
 
+/* run_retests measures again, each alone in a round of its own, the
+ * bandwidth cells matrix_retest_plan picks, once the run is through. */
+static void
+run_retests(struct mrun *m)
+{
+	int r0 = m->nq, k, nr;
+	int *re;
+
+	if (matrix_retest_plan(m) <= 0)
+		return;
+	/* Each retest alone: one round per cell. */
+	nr = m->nrounds;
+	re = realloc(m->round_end, (size_t)(nr + (m->nq - r0) + 2) *
+	    sizeof(int));
+	if (re == NULL) {
+		log_warnx("out of memory: no retests");
+		while (m->nq > r0)
+			free(m->queue[--m->nq]);
+		return;
+	}
+	m->round_end = re;
+	for (k = r0; k < m->nq; k++)
+		m->round_end[nr++] = k + 1;
+	m->round_end[nr] = 1 << 30;
+	m->nrounds = nr;
+	pump(m);
+	if (m->running || m->next < m->nq)
+		ev_run(m->loop, 0);
+}
+
 int
 matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 {
@@ -396,7 +426,7 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 	struct inv_host *h;
 	char err[CF_ERRLEN], invpath[4096];
 	cJSON *opts;
-	int i, rc, r0;
+	int i, rc;
 
 	memset(&m, 0, sizeof(m));
 	m.o = o;
@@ -484,31 +514,8 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 	pump(&m);
 	if (m.running || m.next < m.nq)
 		ev_run(m.loop, 0);
-	if (!m.interrupted) {
-		r0 = m.nq;
-		if ((o->tests & MT_BW) && matrix_retest_plan(&m) > 0) {
-			/* Each retest alone: one round per cell. */
-			int k, nr = m.nrounds;
-			int *re = realloc(m.round_end, (size_t)(nr +
-			    (m.nq - r0) + 2) * sizeof(int));
-
-			if (re == NULL) {
-				log_warnx("out of memory: no retests");
-				while (m.nq > r0)
-					free(m.queue[--m.nq]);
-				goto report;
-			}
-			m.round_end = re;
-			for (k = r0; k < m.nq; k++)
-				m.round_end[nr++] = k + 1;
-			m.round_end[nr] = 1 << 30;
-			m.nrounds = nr;
-			pump(&m);
-			if (m.running || m.next < m.nq)
-				ev_run(m.loop, 0);
-		}
-	}
-report:
+	if (!m.interrupted && (o->tests & MT_BW))
+		run_retests(&m);
 	out_progress_done();
 	if (m.interrupted) {
 		fprintf(stderr, "cephfab: matrix run %lld interrupted; %d of %d "
