@@ -191,6 +191,14 @@ global_opt(struct gopts *g, int ch, bool after_cmd, int *rc)
 	return -1;
 }
 
+/* json_names_file: whether the command's --json takes a file (matrix and
+ * report write JSON beside their table) rather than being a flag. */
+static bool
+json_names_file(const char *cmd)
+{
+	return strcmp(cmd, "matrix") == 0 || strcmp(cmd, "report") == 0;
+}
+
 /* pluck_globals: the global options that stand after the command word
  * (-i, -k, --connect-timeout, -v and their long names; "--" ends the
  * search) applied and taken out of argv, so that every command takes
@@ -228,8 +236,7 @@ pluck_globals(struct gopts *g, const char *cmd, int *argc, char **argv,
 		}
 		/* --json, -j: a flag everywhere but where it names a file. */
 		if (!take && (strcmp(a, "--json") == 0 || strcmp(a, "-j") ==
-		    0) && strcmp(cmd, "matrix") != 0 &&
-		    strcmp(cmd, "report") != 0) {
+		    0) && !json_names_file(cmd)) {
 			g->json = 1;
 			for (j = i; j + 1 <= *argc; j++)
 				argv[j] = argv[j + 1];
@@ -274,7 +281,7 @@ default_inventory(struct gopts *g)
 static bool
 json_wanted(const struct gopts *g, const char *cmd, int argc, char **argv)
 {
-	bool file = strcmp(cmd, "matrix") == 0 || strcmp(cmd, "report") == 0;
+	bool file = json_names_file(cmd);
 	int i;
 
 	if (g->json)
