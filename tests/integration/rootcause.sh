@@ -120,7 +120,7 @@ cf report 1 --db "$T/c.db" --profile "$T/shaped.conf" --json - > "$T/c2.json" 2>
 assert_eq "$(jq -r '.verdict + " " + (.findings | length | tostring)' "$T/c2.json")" "pass 0" \
 	"the shaped fabric against its own line rate"
 # Judging again is a view: the stored run keeps its own verdict and time.
-assert_eq "$(cf --json runs --db "$T/c.db" | jq -r '.[0].verdict')" fail "the stored verdict after report --profile"
+assert_eq "$(cf --json runs --db "$T/c.db" | jq -r '.runs[0].verdict')" fail "the stored verdict after report --profile"
 
 # s1's end of l1-s1 at MTU 1500, the rest at 9000: large packets from l1
 # die at s1 without a word, s1 refuses those for l1 ("fragmentation
