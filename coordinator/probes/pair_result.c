@@ -781,3 +781,18 @@ pair_result_loss_rpg(const cJSON *sum)
 		return v;
 	return NAN;
 }
+
+const cJSON *
+probe_size_rtt(const cJSON *size)
+{
+	const cJSON *r;
+	char err[CF_ERRLEN];
+	double n;
+
+	/* The mesh's entries carry an "rtt" only when a reply came, and no
+	 * count: an rtt without one is a measured one. */
+	if (json_get_obj(size, "rtt", &r, err) == -1 ||
+	    json_opt_double(r, "count", 0, 1e12, 1, &n, err) == -1 || n < 1)
+		return NULL;
+	return r;
+}

@@ -284,21 +284,6 @@ print_latency(const cJSON *res)
 	printf("(round-trip times in microseconds, full RTT)\n");
 }
 
-const cJSON *
-probe_size_rtt(const cJSON *size)
-{
-	const cJSON *r;
-	char err[CF_ERRLEN];
-	double n;
-
-	/* The mesh's entries carry an "rtt" only when a reply came, and no
-	 * count: an rtt without one is a measured one. */
-	if (json_get_obj(size, "rtt", &r, err) == -1 ||
-	    json_opt_double(r, "count", 0, 1e12, 1, &n, err) == -1 || n < 1)
-		return NULL;
-	return r;
-}
-
 /* latency_p99 of the largest size, for idle vs loaded. */
 static double
 latency_p99(const cJSON *res)

@@ -128,7 +128,7 @@ double pair_result_loss_rpg(const cJSON *sum);
 /* probe_size_rtt: a latency result's size entry's "rtt" when a reply
  * came back (count > 0, or no count: the mesh's), else NULL: a size no reply crossed (every
  * 2000-byte probe lost in an MTU black hole) has no RTT, and its zeros
- * must not read as 0 us (probe_cmd.c). */
+ * must not read as 0 us (pair_result.c, which the fuzzers link). */
 const cJSON *probe_size_rtt(const cJSON *size);
 
 /*
