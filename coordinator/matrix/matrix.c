@@ -176,6 +176,11 @@ job_finish(struct job *j)
 	} else if (code == 1) {
 		state = "findings";
 	}
+	/* A retest replaces the first measurement, and says so: the report
+	 * shows which cells were measured twice. */
+	cJSON_DeleteItemFromObject(data, "retested");
+	if (j->retest)
+		cJSON_AddTrueToObject(data, "retested");
 	if (!m->interrupted) {
 		if (store_put_cell(&m->st, m->run, net_name(j->net),
 		    m->h[j->a]->name, m->h[j->b]->name, matrix_test_names[j->test],
@@ -514,7 +519,7 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 	pump(&m);
 	if (m.running || m.next < m.nq)
 		ev_run(m.loop, 0);
-	if (!m.interrupted && (o->tests & MT_BW))
+	if (!m.interrupted && (o->tests & (MT_BW | MT_LAT)))
 		run_retests(&m);
 	out_progress_done();
 	if (m.interrupted) {

@@ -9,6 +9,7 @@
 #include "core/core.h"
 #include "json.h"
 #include "store/store.h"
+#include "verdict/verdict.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -253,30 +254,99 @@ matrix_plan(struct mrun *m)
 	free(rack);
 }
 
+/* retest_cell: cell c (src s, dst d, network n) measured again alone,
+ * unless a --resume found it stored: no cell is measured twice across a
+ * resume. 1 when queued. */
+static int
+retest_cell(struct mrun *m, int test, const char *s, const char *d,
+    const char *n)
+{
+	int a, b, net = strcmp(n, "cluster") == 0;
+
+	for (a = 0; a < m->n && strcmp(m->h[a]->name, s); a++)
+		;
+	for (b = 0; b < m->n && strcmp(m->h[b]->name, d); b++)
+		;
+	return a < m->n && b < m->n && !stored(m, net, test, a, b) &&
+	    enqueue(m, net, test, a, b, true) == 0;
+}
+
+/* cell_ids: a measured cell's test, ends and network; -1 for a cell lost
+ * or skipped, or unreadable. */
+static int
+cell_ids(const cJSON *c, const char **t, const char **s, const char **d,
+    const char **n)
+{
+	char err[CF_ERRLEN];
+	const char *st;
+
+	if (json_get_str(c, "test", 0, 16, t, err) == -1 ||
+	    json_get_str(c, "state", 0, 16, &st, err) == -1 ||
+	    strcmp(st, "lost") == 0 || strcmp(st, "skipped") == 0 ||
+	    json_get_str(c, "src", 0, 64, s, err) == -1 ||
+	    json_get_str(c, "dst", 0, 64, d, err) == -1 ||
+	    json_get_str(c, "network", 0, 16, n, err) == -1)
+		return -1;
+	return 0;
+}
+
+/* retest_latency: a pair whose heartbeat-size RTT p99 the findings would
+ * call high is measured again alone. Latency cells run beside the
+ * bandwidth rounds, and one stalled probe run on a busy machine is a
+ * pair's whole p99 (200 probes): a finding must hold on a second, quiet
+ * measurement. */
+static int
+retest_latency(struct mrun *m, const cJSON *cells)
+{
+	int nc = cJSON_GetArraySize(cells), added = 0, net, k, nx;
+	const cJSON **lat = malloc((size_t)(nc + 1) * sizeof(*lat));
+	double *q = malloc((size_t)(nc + 1) * sizeof(*q));
+	unsigned char *pick = malloc((size_t)nc + 1);
+	const char *t, *s, *d, *n;
+	const cJSON *c, *data;
+	char err[CF_ERRLEN];
+
+	for (net = 0; lat && q && pick && net < 2; net++) {
+		nx = 0;
+		cJSON_ArrayForEach(c, cells)
+			if (cell_ids(c, &t, &s, &d, &n) == 0 &&
+			    strcmp(t, "lat") == 0 &&
+			    (strcmp(n, "cluster") == 0) == net &&
+			    json_get_obj(c, "data", &data, err) == 0) {
+				q[nx] = probe_p99_at(data, 2000);
+				lat[nx++] = c;
+			}
+		if (profile_rtt_suspects(&m->o->prof, q, nx, pick) == 0)
+			continue;
+		for (k = 0; k < nx; k++)
+			if (pick[k] && cell_ids(lat[k], &t, &s, &d, &n) == 0)
+				added += retest_cell(m, 1, s, d, n);
+	}
+	free(lat);
+	free(q);
+	free(pick);
+	return added;
+}
+
 /* retest: a bandwidth cell below the profile's floor, or over its
  * retransmit limit, is measured again alone before it may become a finding
- * (contention is not a fault). */
+ * (contention is not a fault); so is a pair of high latency
+ * (retest_latency). */
 int
 matrix_retest_plan(struct mrun *m)
 {
 	cJSON *cells = store_cells(&m->st, m->run), *c;
 	double floor = m->o->prof.line_gbps * m->o->prof.min_pct / 100.0;
 	char err[CF_ERRLEN];
-	int added = 0, a, b, net;
+	int added = 0;
 
 	cJSON_ArrayForEach(c, cells) {
-		const char *t, *s, *d, *n, *st;
+		const char *t, *s, *d, *n;
 		const cJSON *data, *end, *sum;
 		double x = INFINITY, y;
 		int k;
 
-		if (json_get_str(c, "test", 0, 16, &t, err) == -1 ||
-		    strcmp(t, "bw") != 0 ||
-		    json_get_str(c, "state", 0, 16, &st, err) == -1 ||
-		    strcmp(st, "lost") == 0 || strcmp(st, "skipped") == 0 ||
-		    json_get_str(c, "src", 0, 64, &s, err) == -1 ||
-		    json_get_str(c, "dst", 0, 64, &d, err) == -1 ||
-		    json_get_str(c, "network", 0, 16, &n, err) == -1 ||
+		if (cell_ids(c, &t, &s, &d, &n) == -1 || strcmp(t, "bw") != 0 ||
 		    json_get_obj(c, "data", &data, err) == -1 ||
 		    json_get_obj(data, "end", &end, err) == -1)
 			continue;
@@ -295,17 +365,9 @@ matrix_retest_plan(struct mrun *m)
 		/* Slow or lossy: measured again alone. */
 		if (!(x < floor) && !lossy)
 			continue;
-		net = strcmp(n, "cluster") == 0;
-		for (a = 0; a < m->n && strcmp(m->h[a]->name, s); a++)
-			;
-		for (b = 0; b < m->n && strcmp(m->h[b]->name, d); b++)
-			;
-		/* A cell stored before a --resume keeps its measurement:
-		 * no cell is measured twice across a resume. */
-		if (a < m->n && b < m->n && !stored(m, net, 0, a, b) &&
-		    enqueue(m, net, 0, a, b, true) == 0)
-			added++;
+		added += retest_cell(m, T_BW, s, d, n);
 	}
+	added += retest_latency(m, cells);
 	cJSON_Delete(cells);
 	return added;
 }

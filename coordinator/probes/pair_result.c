@@ -796,3 +796,20 @@ probe_size_rtt(const cJSON *size)
 		return NULL;
 	return r;
 }
+
+double
+probe_p99_at(const cJSON *data, double size)
+{
+	const cJSON *sz, *r;
+	char err[CF_ERRLEN];
+	double v;
+
+	cJSON_ArrayForEach(sz, cJSON_GetObjectItem(cJSON_GetArrayItem(
+	    cJSON_GetObjectItem(data, "results"), 0), "sizes")) {
+		if (json_get_double(sz, "size", 0, 1e6, &v, err) == 0 &&
+		    v == size && (r = probe_size_rtt(sz)) != NULL &&
+		    json_get_double(r, "p99_us", 0, 1e12, &v, err) == 0)
+			return v;
+	}
+	return NAN;
+}

@@ -130,6 +130,9 @@ double pair_result_loss_rpg(const cJSON *sum);
  * 2000-byte probe lost in an MTU black hole) has no RTT, and its zeros
  * must not read as 0 us (pair_result.c, which the fuzzers link). */
 const cJSON *probe_size_rtt(const cJSON *size);
+/* probe_p99_at: a latency cell's data's RTT p99 (us) at that probe size,
+ * NAN when that size got no reply or is not there. */
+double probe_p99_at(const cJSON *data, double size);
 
 /*
  * pex: one probe exchange between two agents, on the caller's loop: a

@@ -31,6 +31,8 @@ struct cellv {
 	int spaths, sunused, streams;
 	int lost, pbad, egress, skipped;
 	int pmeas;			/* the ports probe answered */
+	unsigned retested;		/* folders[k] measured again alone:
+					   bit k (the matrix's retests) */
 	/* Owned strings, NULL when unset: a 256-host grid of fixed
 	 * buffers would be 50 MB per network. */
 	char *why, *ports, *egress_what;
@@ -367,8 +369,29 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 		return;
 	}
 	for (k = 0; k < sizeof(folders) / sizeof(folders[0]); k++)
-		if (strcmp(t, folders[k].test) == 0)
+		if (strcmp(t, folders[k].test) == 0) {
 			folders[k].fn(g, h, n, a, b, data);
+			if (cJSON_IsTrue(cJSON_GetObjectItem(data,
+			    "retested"))) {
+				g[a * n + b].retested |= 1u << k;
+				if (strcmp(t, "ports") != 0)
+					g[b * n + a].retested |= 1u << k;
+			}
+		}
+}
+
+/* retested_json: the tests of a cell measured again alone, by name. */
+static cJSON *
+retested_json(unsigned bits)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t k;
+
+	for (k = 0; k < sizeof(folders) / sizeof(folders[0]); k++)
+		if (bits & (1u << k))
+			cJSON_AddItemToArray(a, cJSON_CreateString(
+			    folders[k].test));
+	return a;
 }
 
 /* load_sections adds the network's all-to-all and fanout loads, if any
@@ -675,6 +698,8 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 				    cJSON_Duplicate(cv->pnot, 1));
 			else
 				cJSON_AddNullToObject(cj, "ports");
+			cJSON_AddItemToObject(cj, "retested",
+			    retested_json(cv->retested));
 			cJSON_AddStringToObject(cj, "state", cv->lost ? "lost" :
 			    cv->skipped && !isfinite(cv->gbps) ? "skipped" :
 			    "ok");

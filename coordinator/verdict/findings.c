@@ -75,13 +75,10 @@ findings_pair_p99(const struct mview *v, int i, int j)
 	    isfinite(AT(v->p99, j, i)) ? AT(v->p99, j, i) : 0);
 }
 
-/* rtt_high: over the profile's limit, or k times the fabric's median and
- * clearly above noise. */
 static bool
 rtt_high(double q, const struct profile *p, double med, int nmed)
 {
-	return q > p->max_p99_us || (isfinite(med) && nmed >= 4 &&
-	    q > p->latency_k * med && q > med + 200);
+	return profile_rtt_high(p, q, med, nmed);
 }
 
 typedef void net_check(struct fctx *c);
@@ -528,7 +525,8 @@ pair_latency(struct fctx *c, int i, int j)
 	double q;
 	cJSON *f;
 
-	if (!v->p99 || c->rtt_wide || c->busy[i] || c->busy[j])
+	if (!v->p99 || c->rtt_wide || c->busy[i] || c->busy[j] ||
+	    c->lat_host[i] || c->lat_host[j])
 		return;
 	q = findings_pair_p99(v, i, j);
 	if (!rtt_high(q, c->p, c->med, c->nmed))
@@ -730,7 +728,8 @@ static net_check *const net_checks[] = {
 	check_unreachable, slow_cells,
 	rootcause_rate, rootcause_links, check_slow_host, check_rack_uplink,
 	rootcause_lossy,
-	check_busy_hosts, check_fabric_latency, check_pairs,
+	check_busy_hosts, check_fabric_latency, rootcause_latency,
+	check_pairs,
 	check_loaded_latency, check_spread,
 	rootcause_mtu, rootcause_ports, check_directions,
 };
@@ -756,8 +755,9 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	c.tmp = malloc((size_t)(n * n + 1) * sizeof(double));
 	c.busy = calloc((size_t)n + 1, 1);
 	c.mtu_expl = calloc((size_t)(n * n), 1);
+	c.lat_host = calloc((size_t)n + 1, 1);
 	if (c.slow && c.done && c.slow_host && c.tmp && c.expl && c.busy &&
-	    c.mtu_expl) {
+	    c.mtu_expl && c.lat_host) {
 		for (k = 0; v->p99 && k < n * n; k++)
 			if (isfinite(v->p99[k]))
 				c.tmp[c.nmed++] = v->p99[k];
@@ -773,5 +773,6 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	free(c.tmp);
 	free(c.busy);
 	free(c.mtu_expl);
+	free(c.lat_host);
 	return c.errors;
 }

@@ -5,6 +5,7 @@
 #include "json.h"
 #include "units.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,39 @@ profile_defaults(struct profile *p)
 	p->asym_pct = 30;
 	p->imbalance_pct = 50;
 	p->required_mtu = 0;
+}
+
+bool
+profile_rtt_high(const struct profile *p, double q, double med, int nmed)
+{
+	return q > p->max_p99_us || (isfinite(med) && nmed >= 4 &&
+	    q > p->latency_k * med && q > med + 200);
+}
+
+int
+profile_rtt_suspects(const struct profile *p, const double *q, int n,
+    unsigned char *pick)
+{
+	double *x = malloc((size_t)(n + 1) * sizeof(*x)), med;
+	int i, nx = 0, nhigh = 0;
+
+	if (x == NULL)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (isfinite(q[i]))
+			x[nx++] = q[i];
+	med = findings_median(x, nx);
+	free(x);
+	for (i = 0; i < n; i++)
+		nhigh += pick[i] = isfinite(q[i]) &&
+		    profile_rtt_high(p, q[i], med, nx);
+	/* As findings.c judges a fabric-wide latency: one finding, no pair
+	 * is a suspect of its own. */
+	if (nhigh > 16 && nhigh > n / 4) {
+		memset(pick, 0, (size_t)n);
+		nhigh = 0;
+	}
+	return nhigh;
 }
 
 static int

@@ -99,6 +99,20 @@ take(struct fctx *c, int h, cell_test *bad, unsigned char *taken, cJSON *f)
 	return n;
 }
 
+/* host_locate: finding f is at host h ("port", "filter", "host", "agent":
+ * what of it is at fault). */
+static void
+host_locate(const struct fctx *c, cJSON *f, int h, const char *where)
+{
+	cJSON *l;
+
+	finding_location(f, "host");
+	l = cJSON_GetObjectItem(f, "location");
+	cJSON_AddStringToObject(l, "host", c->v->names[h]);
+	cJSON_AddStringToObject(l, "network", c->v->net);
+	cJSON_AddStringToObject(l, "where", where);
+}
+
 /* host_finding: an error finding located at host h ("port", "filter",
  * "host": what of it is at fault), counted in the verdict. */
 static cJSON *
@@ -113,17 +127,13 @@ host_finding(struct fctx *c, const char *kind, int h, const char *where,
 	const struct mview *v = c->v;
 	char s[512];
 	va_list ap;
-	cJSON *f, *l;
+	cJSON *f;
 
 	va_start(ap, fmt);
 	vsnprintf(s, sizeof(s), fmt, ap);
 	va_end(ap);
 	f = findings_add(c->out, kind, "error", v, h, -1, hint, "%s", s);
-	finding_location(f, "host");
-	l = cJSON_GetObjectItem(f, "location");
-	cJSON_AddStringToObject(l, "host", v->names[h]);
-	cJSON_AddStringToObject(l, "network", v->net);
-	cJSON_AddStringToObject(l, "where", where);
+	host_locate(c, f, h, where);
 	c->errors++;
 	return f;
 }
@@ -507,6 +517,72 @@ rootcause_lossy(struct fctx *c)
 	}
 	free(taken);
 	free(picked);
+}
+
+/* --- latency -------------------------------------------------------- */
+
+/* lat_state: -1 when pair i, j (i < j) is unmeasured or a host's own probe
+ * thread ran late (busy), else whether its RTT p99 is high. */
+static int
+lat_state(const struct fctx *c, int i, int j)
+{
+	double q;
+
+	if (c->busy[i] || c->busy[j] || (q = findings_pair_p99(c->v, i, j)) <= 0)
+		return -1;
+	return profile_rtt_high(c->p, q, c->med, c->nmed);
+}
+
+/* rootcause_latency: a host whose pairs are high in RTT (3 in 4, three
+ * peers at least) while most pairs without it are not: its port queues
+ * (a slow or congested link, a shaper). One finding, the pairs its
+ * evidence, not one per pair; pair_latency skips them (lat_host). */
+void
+rootcause_latency(struct fctx *c)
+{
+	const struct mview *v = c->v;
+	int h, i, j, s, mine, mine_high, other, other_high, m;
+	cJSON *f;
+
+	if (!v->p99 || c->rtt_wide)
+		return;
+	for (h = 0; h < c->n; h++) {
+		mine = mine_high = other = other_high = m = 0;
+		for (i = 0; i < c->n; i++)
+			for (j = i + 1; j < c->n; j++) {
+				if ((s = lat_state(c, i, j)) < 0)
+					continue;
+				if (i == h || j == h) {
+					mine++;
+					mine_high += s;
+					if (s)
+						c->tmp[m++] = findings_pair_p99(
+						    v, i, j);
+				} else {
+					other++;
+					other_high += s;
+				}
+			}
+		if (mine < 3 || mine_high * 4 < mine * 3 ||
+		    (other > 0 && other_high * 2 >= other))
+			continue;
+		c->lat_host[h] = 1;
+		f = findings_add(c->out, "high_latency", "warn", v, h, -1,
+		    "look at this host's port, cable and switch port: a slow "
+		    "or congested link, or a shaper queueing its traffic",
+		    "%s: RTT p99 high with %d of %d peers on the %s network "
+		    "(median %.0f us; limit %.0f us, fabric median %.0f us) "
+		    "and pairs without it are not", v->names[h], mine_high,
+		    mine, v->net, findings_median(c->tmp, m), c->p->max_p99_us,
+		    c->med);
+		host_locate(c, f, h, "port");
+		finding_num(f, "rtt_p99_us", findings_median(c->tmp, m));
+		for (j = 0; j < c->n; j++)
+			if (j != h && lat_state(c, j < h ? j : h, j < h ? h :
+			    j) == 1)
+				findings_evidence_pair(f, v, j < h ? j : h,
+				    j < h ? h : j);
+	}
 }
 
 /* --- the whole fabric's rate ----------------------------------------- */

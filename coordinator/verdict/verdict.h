@@ -152,6 +152,19 @@ int localize_links(const struct loc_flow *fl, int nf, int nl,
 /* profile_load reads a profile file; -1 with err ("file:line: ..."). */
 int profile_load(const char *path, struct profile *p, char *err);
 void profile_defaults(struct profile *p);
+/* findings_median sorts x and returns its median (NAN when n is 0). */
+double findings_median(double *x, int n);
+/* profile_rtt_high: an RTT p99 (us) over the profile's limit, or
+ * latency_k times the fabric's median of nmed values (4 at least) and
+ * clearly above noise (200 us more). The findings judge by it, and the
+ * matrix measures again, alone, a pair it calls high. */
+bool profile_rtt_high(const struct profile *p, double q, double med, int nmed);
+/* profile_rtt_suspects: of n pairs' RTT p99 (NAN: unmeasured), which are
+ * high against the limit or their median (pick[i] = 1), and how many; none
+ * when most are high (a fabric-wide latency, which no single pair
+ * explains). */
+int profile_rtt_suspects(const struct profile *p, const double *q, int n,
+    unsigned char *pick);
 /* profile_to_json / profile_from_json: a profile as stored with a matrix
  * run, so that --resume and report judge by the run's own thresholds.
  * from_json: 0, or -1 with err naming the field. */

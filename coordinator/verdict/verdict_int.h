@@ -31,6 +31,8 @@ struct fctx {
 	unsigned char *busy;	/* hosts whose own probe thread ran late:
 				   their RTTs are theirs, not the path's */
 	unsigned char *mtu_expl;	/* directions an mtu_link explains */
+	unsigned char *lat_host;	/* hosts whose port explains their
+					   pairs' high RTT (rootcause_latency) */
 };
 
 /* findings_add appends a finding about hosts a and b (-1: none; a pair is
@@ -39,8 +41,6 @@ struct fctx {
 cJSON *findings_add(cJSON *out, const char *kind, const char *sev,
     const struct mview *v, int a, int b, const char *hint,
     const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-/* findings_median sorts x and returns its median (NAN when n is 0). */
-double findings_median(double *x, int n);
 /* findings_pair_p99: the worse direction's RTT p99 of a pair, 0 if
  * unmeasured. */
 double findings_pair_p99(const struct mview *v, int i, int j);
@@ -57,6 +57,7 @@ void rootcause_mtu(struct fctx *c);
 void rootcause_ports(struct fctx *c);
 void rootcause_lossy(struct fctx *c);
 void rootcause_rate(struct fctx *c);
+void rootcause_latency(struct fctx *c);
 
 /* links.c: the fabric links that explain the bad flows, from their
  * traced paths (localize.c scores them): lossy_link, one per link, with

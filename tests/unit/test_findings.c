@@ -246,6 +246,44 @@ test_latency_fabric_wide(void **state)
 	cJSON_Delete(out);
 }
 
+/* The pairs the matrix measures again before a latency finding: the one
+ * far above its fabric's median, and the one over the profile's limit;
+ * not the unmeasured one; and none when most pairs are high (one
+ * fabric-wide finding, which a retest of every pair would not change). */
+static void
+test_latency_suspects(void **state)
+{
+	double q[40];
+	unsigned char pick[40];
+	int i;
+
+	(void)state;
+	setup(NULL);
+	for (i = 0; i < 15; i++)
+		q[i] = 100 + i;
+	q[3] = 1500;		/* 14x the median, under the limit */
+	q[7] = NAN;
+	q[9] = 400;		/* under 5x the median */
+	assert_int_equal(profile_rtt_suspects(&prof, q, 15, pick), 1);
+	for (i = 0; i < 15; i++)
+		assert_int_equal(pick[i], i == 3);
+	/* Over the profile's limit, whatever the median. */
+	for (i = 0; i < 15; i++)
+		q[i] = 2500 + i;
+	q[0] = 100;
+	assert_int_equal(profile_rtt_suspects(&prof, q, 15, pick), 14);
+	assert_int_equal(pick[0], 0);
+	/* 17 of 40 over the limit is the fabric's: no suspects. */
+	for (i = 0; i < 40; i++)
+		q[i] = i < 17 ? 3000 : 100;
+	assert_int_equal(profile_rtt_suspects(&prof, q, 40, pick), 0);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(pick[i], 0);
+	/* Too few pairs for a median: only the limit counts. */
+	q[0] = 100, q[1] = 1500, q[2] = 120;
+	assert_int_equal(profile_rtt_suspects(&prof, q, 3, pick), 0);
+}
+
 /* RTT under load: over the profile's limit is reported for that pair,
  * under it (however far above the idle RTT) is not. */
 static void
@@ -356,6 +394,7 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_lossy_and_mtu_and_lost),
     cmocka_unit_test(test_latency_and_asymmetry),
     cmocka_unit_test(test_latency_fabric_wide),
+    cmocka_unit_test(test_latency_suspects),
     cmocka_unit_test(test_latency_under_load),
     cmocka_unit_test(test_hash_imbalance),
     cmocka_unit_test(test_profile_json))

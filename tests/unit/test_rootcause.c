@@ -367,6 +367,48 @@ test_busy_host(void **state)
 	expect("busy_host|h1", 0);
 }
 
+/* Every pair of h5 high in RTT (its port queues) and no other: one
+ * finding at h5's port with its five pairs as evidence, not five pair
+ * findings; a sixth high pair elsewhere stays a pair finding. */
+static void
+test_latency_host(void **state)
+{
+	cJSON *out, *f;
+	int e, j;
+	char *got;
+
+	(void)state;
+	healthy();
+	for (j = 0; j < N; j++)
+		if (j != 4)
+			p99[4 * N + j] = p99[j * N + 4] = 16000 + 100 * j;
+	p99[0 * N + 1] = p99[1 * N + 0] = 9000;
+	got = run(&e, &out);
+	if (strcmp(got, "high_latency|h1,h2 high_latency|h5") != 0)
+		fail_msg("got '%s'", got);
+	free(got);
+	assert_int_equal(e, 0);
+	cJSON_ArrayForEach(f, out)
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(f, "hosts")) == 1)
+			break;
+	assert_non_null(f);
+	assert_string_equal(cJSON_GetObjectItem(f, "severity")->valuestring,
+	    "warn");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f,
+	    "location"), "where")->valuestring, "port");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(f, "evidence"), "pairs")), 5);
+	cJSON_Delete(out);
+	/* Half the fabric high is not h5's port: pairs, one each. */
+	for (j = 0; j < N * N; j++)
+		if (j / N != j % N && (j / N + j % N) % 2)
+			p99[j] = 12000;
+	got = run(&e, NULL);
+	assert_null(strstr(got, "high_latency|h5 "));
+	assert_non_null(strstr(got, "high_latency|h1,h2"));
+	free(got);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_mtu_host),
     cmocka_unit_test(test_mtu_two_hosts_and_a_pair),
@@ -376,4 +418,4 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_two_peers_no_host),
     cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults),
     cmocka_unit_test(test_dead_pair), cmocka_unit_test(test_dead_host_mtu),
-    cmocka_unit_test(test_busy_host))
+    cmocka_unit_test(test_busy_host), cmocka_unit_test(test_latency_host))
