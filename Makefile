@@ -180,7 +180,8 @@ FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer
 	coordinator/core/out.c coordinator/core/envelope.c agent/probes/trace_mtu.c agent/probes/probe_mtu.c \
 	coordinator/verdict/links_mtu.c coordinator/report/report_flows.c \
 	coordinator/store/store.c coordinator/watch/watch_decode.c \
-	coordinator/report/report.c coordinator/matrix/matrix_load.c \
+	coordinator/report/report.c coordinator/report/report_load.c coordinator/report/report_inventory.c \
+	coordinator/matrix/matrix_load.c \
 	agent/monitor/pinglist.c agent/monitor/http.c \
 	tests/fuzz/stubs.c
 # The sources every harness shares are compiled once (instrumented for

@@ -52,17 +52,6 @@ setstr(char **p, const char *v)
 	*p = strdup(v);
 }
 
-static int
-host_index(struct inv_host **h, int n, const char *name)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(h[i]->name, name) == 0)
-			return i;
-	return -1;
-}
-
 static void
 lost_cell(struct cellv *c, const cJSON *data)
 {
@@ -101,8 +90,8 @@ egress_from(struct cellv *cv, struct inv_host **h, int n, int net_cells_n,
 			    json_get_str(r, "to", 0, 64, &to, err) == -1 ||
 			    strncmp(d, from, strlen(from)) != 0)
 				continue;
-			a = host_index(h, n, from);
-			b = host_index(h, n, to);
+			a = report_host_index(h, n, from);
+			b = report_host_index(h, n, to);
 			if (a >= 0 && b >= 0) {
 				grid[a * n + b].egress = 1;
 				setstr(&grid[a * n + b].egress_what, d);
@@ -180,8 +169,8 @@ fold_lat_load(struct cellv *g, struct inv_host **h, int n, int a, int b,
 
 		if (json_get_str(r, "from", 0, 64, &from, err) == -1 ||
 		    json_get_str(r, "to", 0, 64, &to, err) == -1 ||
-		    (i2 = host_index(h, n, from)) < 0 ||
-		    (j2 = host_index(h, n, to)) < 0)
+		    (i2 = report_host_index(h, n, from)) < 0 ||
+		    (j2 = report_host_index(h, n, to)) < 0)
 			continue;
 		cJSON_ArrayForEach(sz, cJSON_GetObjectItem(r, "sizes"))
 			if ((rtt = probe_size_rtt(sz)) != NULL)
@@ -205,7 +194,7 @@ fold_late(struct cellv *g, struct inv_host **h, int n, const cJSON *data)
 
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(data, "results")) {
 		if (json_get_str(r, "from", 0, 64, &from, err) == -1 ||
-		    (i = host_index(h, n, from)) < 0)
+		    (i = report_host_index(h, n, from)) < 0)
 			continue;
 		if ((x = cJSON_GetObjectItem(r, "load")) != NULL &&
 		    json_get_double(x, "late_p99_us", 0, 1e12, &v, err) == 0 &&
@@ -268,8 +257,8 @@ fold_mtu(struct cellv *g, struct inv_host **h, int n, int a, int b,
 		if (json_get_str(r, "from", 0, 64, &from, err) == -1 ||
 		    json_get_str(r, "to", 0, 64, &to, err) == -1)
 			continue;
-		i = host_index(h, n, from);
-		j = host_index(h, n, to);
+		i = report_host_index(h, n, from);
+		j = report_host_index(h, n, to);
 		if (i < 0 || j < 0)
 			continue;
 		json_get_double(r, "configured", 0, 1e6,
@@ -351,8 +340,8 @@ fold(struct cellv *g, struct inv_host **h, int n, const cJSON *c)
 	    json_get_str(c, "state", 0, 16, &st, err) == -1 ||
 	    json_get_obj(c, "data", &data, err) == -1)
 		return;
-	a = host_index(h, n, s);
-	b = host_index(h, n, d);
+	a = report_host_index(h, n, s);
+	b = report_host_index(h, n, d);
 	if (a < 0 || b < 0)
 		return;
 	if (strcmp(st, "skipped") == 0) {
@@ -392,91 +381,6 @@ retested_json(unsigned bits)
 			cJSON_AddItemToArray(a, cJSON_CreateString(
 			    folders[k].test));
 	return a;
-}
-
-/* load_sections adds the network's all-to-all and fanout loads, if any
- * ran, as "load": {"all-to-all": {...}, "fanout": {...}}. */
-struct load_acc {
-	struct inv_host **h;
-	int n;
-	double *gbps;		/* [n * n] Gbit/s, then [n * n] retransmits/GB */
-	int *lost;
-	int any;
-	double secs;
-};
-
-static void
-load_cb(const cJSON *c, void *arg)
-{
-	struct load_acc *L = arg;
-	char err[CF_ERRLEN];
-	const char *s, *d, *st;
-	const cJSON *data, *x;
-	int a, b, n = L->n;
-	double y;
-
-	if (json_get_str(c, "src", 0, 64, &s, err) == -1 ||
-	    json_get_str(c, "dst", 0, 64, &d, err) == -1 ||
-	    json_get_str(c, "state", 0, 16, &st, err) == -1 ||
-	    json_get_obj(c, "data", &data, err) == -1 ||
-	    (a = host_index(L->h, n, s)) < 0 ||
-	    (b = host_index(L->h, n, d)) < 0 ||
-	    strcmp(st, "skipped") == 0)
-		return;
-	L->any = 1;
-	if (strcmp(st, "lost") == 0) {
-		L->lost[a * n + b] = 1;
-		return;
-	}
-	if (json_get_obj(data, "end", &x, err) == 0 &&
-	    json_get_obj(x, "sum", &x, err) == 0) {
-		if (json_get_double(x, "bits_per_second", 0, 1e15, &y, err) == 0)
-			L->gbps[a * n + b] = y / 1e9;
-		if (isfinite(y = pair_result_loss_rpg(x)))
-			L->gbps[n * n + a * n + b] = y;
-	}
-	if (!isfinite(L->gbps[a * n + b]))
-		L->lost[a * n + b] = 1;
-	if (L->secs == 0 && json_get_obj(data, "start", &x, err) == 0 &&
-	    json_get_obj(x, "options", &x, err) == 0)
-		json_get_double(x, "duration", 0, 1e6, &L->secs, err);
-}
-
-static void
-load_sections(cJSON *nj, struct inv_host **h, int n, const char **names,
-    const int *rack, struct store *st, int64_t run, const char *nn,
-    const struct profile *prof, cJSON *fs, int *errors)
-{
-	double *gbps = malloc(sizeof(double) * (size_t)(n * n) * 2);
-	int *lost = calloc((size_t)(n * n), sizeof(int));
-	cJSON *load = NULL;
-	int mode, k;
-
-	for (mode = ML_A2A; gbps && lost && mode <= ML_FANOUT; mode++) {
-		struct load_acc L = { h, n, gbps, lost, 0, 0 };
-		struct matrix_load_view v;
-		cJSON *sec;
-		int e = 0;
-
-		for (k = 0; k < 2 * n * n; k++)
-			gbps[k] = NAN;
-		memset(lost, 0, sizeof(int) * (size_t)(n * n));
-		store_each(st, run, nn, matrix_load_test(mode), load_cb, &L);
-		if (!L.any)
-			continue;
-		v = (struct matrix_load_view){ .mode = mode, .net = nn, .n = n,
-		    .names = names, .rack = rack, .gbps = gbps,
-		    .rpg = gbps + n * n, .lost = lost, .seconds = L.secs };
-		sec = matrix_load_compute(&v, prof, fs, &e);
-		*errors += e;
-		if (sec == NULL)
-			continue;
-		if (load == NULL)
-			load = cJSON_AddObjectToObject(nj, "load");
-		cJSON_AddItemToObject(load, matrix_load_name(mode), sec);
-	}
-	free(gbps);
-	free(lost);
 }
 
 static cJSON *
@@ -755,7 +659,7 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 			    report_flows_fabric(&fl, o->prof.max_rpg));
 		report_flows_free(&fl);
 		report_flows_free(&fs_lost);
-		load_sections(nj, h, n, a.names, a.rack, st, run, nn, &o->prof,
+		report_load_sections(nj, h, n, a.names, a.rack, st, run, nn, &o->prof,
 		    fs, &errors);
 	}
 	grid_free(g, n);

@@ -40,4 +40,12 @@ cJSON *report_flows_fabric(const struct rflows *F, double max_rpg);
 void report_mtu_cut(const cJSON *r, char **near, char **far,
     double *next_mtu);
 
+/* report_host_index: host name's index in h[0..n), -1 when not there. */
+int report_host_index(struct inv_host **h, int n, const char *name);
+/* report_load_sections (report_load.c) adds the network's all-to-all and
+ * fanout loads, if any ran, as nj's "load", their findings to fs. */
+void report_load_sections(cJSON *nj, struct inv_host **h, int n,
+    const char **names, const int *rack, struct store *st, int64_t run,
+    const char *nn, const struct profile *prof, cJSON *fs, int *errors);
+
 #endif

@@ -5,7 +5,7 @@
  * or is not at hand: today's inventory, when given, is compared with it
  * and a difference is a warning, never a rendering of other hosts.
  */
-#include "report/report.h"
+#include "report/report_int.h"
 #include "store/store.h"
 #include "json.h"
 
@@ -88,4 +88,15 @@ report_inventory(const char *db, int64_t run, const char *given,
 		inventory_free(&today);
 	}
 	return 0;
+}
+
+int
+report_host_index(struct inv_host **h, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(h[i]->name, name) == 0)
+			return i;
+	return -1;
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 cJSON *
 finding_vnew(cJSON *out, const char *kind, const char *sev, const char *net,
@@ -74,4 +75,21 @@ finding_pair(cJSON *f, const char *pair)
 	if (a == NULL)
 		a = cJSON_AddArrayToObject(e, "pairs");
 	cJSON_AddItemToArray(a, cJSON_CreateString(pair));
+}
+
+static int
+dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double
+finding_median(double *x, int n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(x, (size_t)n, sizeof(*x), dcmp);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }

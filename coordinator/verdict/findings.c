@@ -16,23 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int
-dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double
-findings_median(double *x, int n)
-{
-	if (n == 0)
-		return NAN;
-	qsort(x, (size_t)n, sizeof(*x), dcmp);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 cJSON *
 findings_add(cJSON *out, const char *kind, const char *sev, const struct mview *v,
     int a, int b, const char *hint, const char *fmt, ...)
@@ -229,8 +212,8 @@ check_slow_host(struct fctx *c)
 		    "host's NIC, driver, cable and switch port",
 		    "%s is slow with every peer on the %s network: median "
 		    "%.2f Gbit/s against a floor of %.2f", v->names[i], v->net,
-		    findings_median(c->tmp, m), c->thr);
-		finding_num(f, "median_gbps", findings_median(c->tmp, m));
+		    finding_median(c->tmp, m), c->thr);
+		finding_num(f, "median_gbps", finding_median(c->tmp, m));
 		finding_num(f, "floor_gbps", c->thr);
 		c->errors++;
 	}
@@ -283,9 +266,9 @@ rack_pair(struct fctx *c, int ra, int rb)
 	    "uplinks and spine ports between these racks", "pairs between "
 	    "the racks of %s and %s are slow on the %s network (median %.2f "
 	    "Gbit/s, floor %.2f) while pairs inside each rack are not",
-	    v->names[ha], v->names[hb], v->net, findings_median(c->tmp, m), c->thr);
+	    v->names[ha], v->names[hb], v->net, finding_median(c->tmp, m), c->thr);
 	finding_location(f, "rack");
-	finding_num(f, "median_gbps", findings_median(c->tmp, m));
+	finding_num(f, "median_gbps", finding_median(c->tmp, m));
 	c->errors++;
 }
 
@@ -761,7 +744,7 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 		for (k = 0; v->p99 && k < n * n; k++)
 			if (isfinite(v->p99[k]))
 				c.tmp[c.nmed++] = v->p99[k];
-		c.med = findings_median(c.tmp, c.nmed);
+		c.med = finding_median(c.tmp, c.nmed);
 		for (i = 0; i < sizeof(net_checks) / sizeof(net_checks[0]);
 		    i++)
 			net_checks[i](&c);

@@ -45,7 +45,7 @@ profile_rtt_suspects(const struct profile *p, const double *q, int n,
 	for (i = 0; i < n; i++)
 		if (isfinite(q[i]))
 			x[nx++] = q[i];
-	med = findings_median(x, nx);
+	med = finding_median(x, nx);
 	free(x);
 	for (i = 0; i < n; i++)
 		nhigh += pick[i] = isfinite(q[i]) &&

@@ -573,10 +573,10 @@ rootcause_latency(struct fctx *c)
 		    "%s: RTT p99 high with %d of %d peers on the %s network "
 		    "(median %.0f us; limit %.0f us, fabric median %.0f us) "
 		    "and pairs without it are not", v->names[h], mine_high,
-		    mine, v->net, findings_median(c->tmp, m), c->p->max_p99_us,
+		    mine, v->net, finding_median(c->tmp, m), c->p->max_p99_us,
 		    c->med);
 		host_locate(c, f, h, "port");
-		finding_num(f, "rtt_p99_us", findings_median(c->tmp, m));
+		finding_num(f, "rtt_p99_us", finding_median(c->tmp, m));
 		for (j = 0; j < c->n; j++)
 			if (j != h && lat_state(c, j < h ? j : h, j < h ? h :
 			    j) == 1)
@@ -613,7 +613,7 @@ rootcause_rate(struct fctx *c)
 	/* Most of the fabric slow, and all within 15 % of the median. */
 	if (m < 4 || slow * 10 < m * 9)
 		return;
-	med = findings_median(c->tmp, m);
+	med = finding_median(c->tmp, m);
 	if (lo < med * 0.85 || hi > med * 1.15)
 		return;
 	f = findings_add(c->out, "fabric_rate", "error", v, -1, -1, "a "

@@ -116,6 +116,8 @@ void finding_num(cJSON *f, const char *key, double x);
  * "location" object. finding_pair adds a direction it explains
  * ("SRC->DST") to evidence.pairs. */
 void finding_location(cJSON *f, const char *scope);
+/* finding_median sorts x and returns its median (NAN when n is 0). */
+double finding_median(double *x, int n);
 void finding_pair(cJSON *f, const char *pair);
 
 /* findings_compute appends this network's findings to out (an array).
@@ -152,8 +154,6 @@ int localize_links(const struct loc_flow *fl, int nf, int nl,
 /* profile_load reads a profile file; -1 with err ("file:line: ..."). */
 int profile_load(const char *path, struct profile *p, char *err);
 void profile_defaults(struct profile *p);
-/* findings_median sorts x and returns its median (NAN when n is 0). */
-double findings_median(double *x, int n);
 /* profile_rtt_high: an RTT p99 (us) over the profile's limit, or
  * latency_k times the fabric's median of nmed values (4 at least) and
  * clearly above noise (200 us more). The findings judge by it, and the
