@@ -467,14 +467,19 @@ struct fold_acc {
 	struct cellv *g;
 	struct inv_host **h;
 	int n, any;
+	struct rflows *flows, *stalled;	/* ok cells' flows, lost ones' */
 };
 
+/* fold_cb: one cell into the grid and into the flows, in one reading
+ * (a large run's cells are parsed once, not once per use). */
 static void
 fold_cb(const cJSON *c, void *arg)
 {
 	struct fold_acc *F = arg;
 
 	fold(F->g, F->h, F->n, c);
+	report_flows_cell(F->flows, c);
+	report_flows_cell(F->stalled, c);
 	F->any = 1;
 }
 
@@ -623,8 +628,8 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 	const char *nn = net ? "cluster" : "public";
 	struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
 	struct varrs a;
-	struct fold_acc F = { g, h, n, 0 };
 	struct rflows fl, fs_lost;
+	struct fold_acc F = { g, h, n, 0, &fl, &fs_lost };
 	struct mview v;
 	cJSON *nj;
 	int k, errors = 0;
@@ -640,13 +645,14 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		g[k].drops = NAN;
 		g[k].smin = g[k].next_mtu = NAN;
 	}
+	report_flows_init(&fl, h, n, false);
+	report_flows_init(&fs_lost, h, n, true);
 	store_each(st, run, nn, NULL, fold_cb, &F);
 	if (F.any) {
 		nj = cJSON_AddObjectToObject(nets, nn);
 		cells_json(cJSON_AddArrayToObject(nj, "cells"), g, h, n);
 		view_fill(&v, &a, g, h, n, nn);
-		report_flows_load(&fl, st, run, nn, h, n, false);
-		report_flows_load(&fs_lost, st, run, nn, h, n, true);
+		report_flows_ports(&fl, st, run);
 		v.flows = fl.f;
 		v.nflows = fl.n;
 		v.stalled = fs_lost.f;
@@ -657,11 +663,11 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		if (fl.n > 0)
 			cJSON_AddItemToObject(nj, "fabric",
 			    report_flows_fabric(&fl, o->prof.max_rpg));
-		report_flows_free(&fl);
-		report_flows_free(&fs_lost);
 		report_load_sections(nj, h, n, a.names, a.rack, st, run, nn, &o->prof,
 		    fs, &errors);
 	}
+	report_flows_free(&fl);
+	report_flows_free(&fs_lost);
 	grid_free(g, n);
 	varrs_free(&a);
 	return errors;

@@ -104,10 +104,9 @@ one_flow(struct rflows *F, const cJSON *s, const char *addr[2],
 	F->n++;
 }
 
-static void
-flows_cb(const cJSON *c, void *arg)
+void
+report_flows_cell(struct rflows *F, const cJSON *c)
 {
-	struct rflows *F = arg;
 	char err[CF_ERRLEN];
 	const cJSON *data, *start, *ab[2], *end, *s;
 	const char *t, *st, *addr[2], *names[2];
@@ -186,16 +185,19 @@ ports_cb(const cJSON *c, void *arg)
 }
 
 void
-report_flows_load(struct rflows *F, struct store *st, int64_t run,
-    const char *net, struct inv_host **h, int n, bool lost)
+report_flows_init(struct rflows *F, struct inv_host **h, int n, bool lost)
 {
 	memset(F, 0, sizeof(*F));
 	F->h = h;
 	F->nh = n;
 	F->lost_cells = lost;
-	store_each(st, run, net, NULL, flows_cb, F);
+}
+
+void
+report_flows_ports(struct rflows *F, struct store *st, int64_t run)
+{
 	/* The hosts' facts, when the run has them, name their ports. */
-	if (F->n > 0 && !lost)
+	if (F->n > 0 && !F->lost_cells)
 		store_each(st, run, "host", "facts", ports_cb, F);
 }
 

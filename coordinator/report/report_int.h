@@ -22,10 +22,15 @@ struct rflows {
 	bool lost_cells;		/* the flows of cells that failed */
 };
 
-/* report_flows_load: the traced flows of a network's measured cells, or
- * (lost) of its cells that failed, a stall among them. */
-void report_flows_load(struct rflows *F, struct store *st, int64_t run,
-    const char *net, struct inv_host **h, int n, bool lost);
+/* The traced flows of a network's measured cells, or (lost) of its cells
+ * that failed, a stall among them: report_flows_init, then every cell of
+ * the network to report_flows_cell (it takes the throughput cells of its
+ * kind), then report_flows_ports for the ports' names from the facts. The
+ * report reads each cell once, for the grid and both sets of flows. */
+void report_flows_init(struct rflows *F, struct inv_host **h, int n,
+    bool lost);
+void report_flows_cell(struct rflows *F, const cJSON *cell);
+void report_flows_ports(struct rflows *F, struct store *st, int64_t run);
 void report_flows_free(struct rflows *F);
 /* report_flows_fabric: {"steps": [[FROM, TO, DEPTH, FLOWS, BAD], ...]}:
  * each step of the traced paths (TO at hop DEPTH; -1 - D: into the
