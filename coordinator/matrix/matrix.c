@@ -128,6 +128,7 @@ job_finish(struct job *j)
 	char err[CF_ERRLEN];
 	const char *state = "ok", *why = NULL;
 	cJSON *data = NULL;
+	bool keep_first;
 	int code = WIFEXITED(j->status) ? WEXITSTATUS(j->status) : 3;
 
 	if (j->out)
@@ -177,19 +178,25 @@ job_finish(struct job *j)
 		state = "findings";
 	}
 	/* A retest replaces the first measurement, and says so: the report
-	 * shows which cells were measured twice. */
+	 * shows which cells were measured twice. A retest that failed
+	 * replaces nothing: a measured result is never lost (a per-pair
+	 * latency run across a very lossy path can fail where the mesh's
+	 * measurement stood). */
+	keep_first = j->retest && strcmp(state, "lost") == 0;
 	cJSON_DeleteItemFromObject(data, "retested");
 	if (j->retest)
 		cJSON_AddTrueToObject(data, "retested");
-	if (!m->interrupted) {
+	if (!m->interrupted && !keep_first) {
 		if (store_put_cell(&m->st, m->run, net_name(j->net),
 		    m->h[j->a]->name, m->h[j->b]->name, matrix_test_names[j->test],
 		    state, data, err) == -1)
 			log_warnx("%s", err);
 	}
 	if (why && !m->interrupted)
-		log_warnx("%s %s -> %s on %s: %s", matrix_test_names[j->test],
-		    m->h[j->a]->name, m->h[j->b]->name, net_name(j->net), why);
+		log_warnx("%s%s %s -> %s on %s: %s%s", keep_first ? "retest of " :
+		    "", matrix_test_names[j->test], m->h[j->a]->name,
+		    m->h[j->b]->name, net_name(j->net), why, keep_first ?
+		    " (the first measurement stands)" : "");
 	cJSON_Delete(data);
 	job_done(m, j);
 }

@@ -797,19 +797,49 @@ probe_size_rtt(const cJSON *size)
 	return r;
 }
 
-double
-probe_p99_at(const cJSON *data, double size)
+/* size_entry: a latency cell's data's entry for that probe size. */
+static const cJSON *
+size_entry(const cJSON *data, double size)
 {
-	const cJSON *sz, *r;
+	const cJSON *sz;
 	char err[CF_ERRLEN];
 	double v;
 
 	cJSON_ArrayForEach(sz, cJSON_GetObjectItem(cJSON_GetArrayItem(
-	    cJSON_GetObjectItem(data, "results"), 0), "sizes")) {
+	    cJSON_GetObjectItem(data, "results"), 0), "sizes"))
 		if (json_get_double(sz, "size", 0, 1e6, &v, err) == 0 &&
-		    v == size && (r = probe_size_rtt(sz)) != NULL &&
-		    json_get_double(r, "p99_us", 0, 1e12, &v, err) == 0)
-			return v;
-	}
+		    v == size)
+			return sz;
+	return NULL;
+}
+
+double
+probe_loss_at(const cJSON *data, double size)
+{
+	const cJSON *sz = size_entry(data, size);
+	char err[CF_ERRLEN];
+	double sent, lost, recv;
+
+	if (sz == NULL || json_get_double(sz, "sent", 1, 1e12, &sent,
+	    err) == -1)
+		return NAN;
+	/* The per-pair probe counts what was lost, the mesh what came. */
+	if (json_get_double(sz, "lost", 0, sent, &lost, err) == 0)
+		return lost / sent;
+	if (json_get_double(sz, "received", 0, sent, &recv, err) == 0)
+		return (sent - recv) / sent;
+	return NAN;
+}
+
+double
+probe_p99_at(const cJSON *data, double size)
+{
+	const cJSON *sz = size_entry(data, size), *r;
+	char err[CF_ERRLEN];
+	double v;
+
+	if (sz != NULL && (r = probe_size_rtt(sz)) != NULL &&
+	    json_get_double(r, "p99_us", 0, 1e12, &v, err) == 0)
+		return v;
 	return NAN;
 }

@@ -133,6 +133,9 @@ const cJSON *probe_size_rtt(const cJSON *size);
 /* probe_p99_at: a latency cell's data's RTT p99 (us) at that probe size,
  * NAN when that size got no reply or is not there. */
 double probe_p99_at(const cJSON *data, double size);
+/* probe_loss_at: the share of that size's probes that got no reply (0 to
+ * 1), NAN when not there. */
+double probe_loss_at(const cJSON *data, double size);
 
 /*
  * pex: one probe exchange between two agents, on the caller's loop: a
