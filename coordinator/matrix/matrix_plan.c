@@ -321,8 +321,9 @@ retest_latency(struct mrun *m, const cJSON *cells)
 			}
 		if ((np = profile_rtt_suspects(&m->o->prof, q, nx, pick)) == 0)
 			continue;
-		/* Not a pair that lost probes: its loss is the finding, and
-		 * a per-pair run waits out each lost probe (1 s). */
+		/* Not a pair that lost probes: a per-pair run waits out each
+		 * lost probe (1 s), and a lossy path shows in the bandwidth
+		 * cells' retransmits. */
 		for (k = 0; k < nx; k++)
 			if (pick[k] &&
 			    json_get_obj(lat[k], "data", &data, err) == 0 &&

@@ -197,11 +197,18 @@ cf matrix --profile "$PROF" --net public --tests lat --db "$T/l.db" --json "$T/l
 rc=$?
 "$LAB" fault "$LP" del rate:h5-pub:1 2>/dev/null || fail "rate h5 removed"
 assert_eq "$rc" 0 "matrix with a slow port, latency only (a warning)"
-jq -e '[.networks.public.cells[] | select(.retested == ["lat"])] | length == 10 and
+# Retested: h5's pairs only, and each of them unless its probes were lost
+# (over 2 %: several pairs' probes at once overflow the 1 Mbit/s port's
+# queue; a pair that lost probes is not retested: a per-pair run would
+# wait out every lost probe).
+jq -e '[.networks.public.cells[] | select(.retested == ["lat"])] | length >= 2 and
 	all(.src == "h5" or .dst == "h5")' "$T/l.json" >/dev/null ||
 	fail "latency retests: $(jq -c '[.networks.public.cells[] | select(.retested != []) | [.src, .dst, .retested]]' "$T/l.json")"
-jq -e '[.networks.public.cells[] | select(.retested == [])] | length == 20' "$T/l.json" >/dev/null ||
-	fail "cells not retested"
+sqlite3 "$T/l.db" "select data from cells where test = 'lat' and (src = 'h5' or dst = 'h5')" |
+	jq -se 'length == 5 and all(.retested == true or (.results[0].sizes[] | select(.size == 2000) |
+	(.lost / .sent) > 0.02))' >/dev/null || fail "an h5 pair neither retested nor lossy"
+sqlite3 "$T/l.db" "select data from cells where test = 'lat' and src != 'h5' and dst != 'h5'" |
+	jq -se 'length == 10 and all(.retested != true)' >/dev/null || fail "cells not retested"
 # One finding, at h5's port, its five pairs the evidence: not one per pair.
 jq -e '[.findings[] | select(.kind == "high_latency")] | length == 1 and
 	(.[0] | .hosts == ["h5"] and .location.scope == "host" and .location.where == "port" and

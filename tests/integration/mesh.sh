@@ -36,8 +36,8 @@ assert_eq "$?" 1 "matrix with h5 gone"
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where test = 'lat'")" 30 "lat cells"
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where test = 'lat' and state = 'lost' and (src = 'h5' or dst = 'h5')")" 10 "h5's cells lost"
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where state = 'lost' and src != 'h5' and dst != 'h5'")" 0 "other cells lost"
-# h3's cluster pairs lose probes: their loss is the finding, and a
-# per-pair retest would wait out every lost probe; none is retested.
+# h3's cluster pairs lose probes: a per-pair retest would wait out every
+# lost probe (and fail, leaving the first measurement); none is retested.
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where network = 'cluster' and
 	(src = 'h3' or dst = 'h3') and json_extract(data, '\$.retested')")" 0 "lossy pairs retested"
 sqlite3 "$T/m.db" "select data from cells where state = 'lost' limit 1" | grep -q "h5\|agent\|connect" ||
