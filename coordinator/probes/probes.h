@@ -126,10 +126,14 @@ void pair_path_lines(const struct tresult *r, bool a_sends, const char *dn);
 double pair_result_loss_rpg(const cJSON *sum);
 
 /* probe_size_rtt: a latency result's size entry's "rtt" when a reply
- * came back (count > 0, or no count: the mesh's), else NULL: a size no reply crossed (every
- * 2000-byte probe lost in an MTU black hole) has no RTT, and its zeros
- * must not read as 0 us (pair_result.c, which the fuzzers link). */
+ * came back (count > 0, or no count: the mesh's), else NULL: a size no
+ * reply crossed (every 2000-byte probe lost in an MTU black hole) has no
+ * RTT, and its zeros
+ * must not read as 0 us. In probe_result.c, with the readers below. */
 const cJSON *probe_size_rtt(const cJSON *size);
+/* probe_size_at: a latency cell's data's entry for that probe size
+ * (results[0].sizes[]), NULL when not there. */
+const cJSON *probe_size_at(const cJSON *data, double size);
 /* probe_p99_at: a latency cell's data's RTT p99 (us) at that probe size,
  * NAN when that size got no reply or is not there. */
 double probe_p99_at(const cJSON *data, double size);

@@ -216,28 +216,18 @@ fold_lat(struct cellv *g, struct inv_host **h, int n, int a, int b,
     const cJSON *data)
 {
 	char err[CF_ERRLEN];
-	double v;
+	const cJSON *sz = probe_size_at(data, 2000), *rtt;
 	int k;
-
-	const cJSON *res = cJSON_GetArrayItem(cJSON_GetObjectItem(data,
-	    "results"), 0), *sz, *rtt;
 
 	/* The 2000-byte size (Ceph's heartbeat) stands for the
 	 * pair; the RTT is the same both ways. */
-	cJSON_ArrayForEach(sz, cJSON_GetObjectItem(res, "sizes")) {
-		if (json_get_double(sz, "size", 0, 1e6, &v, err) == 0 &&
-		    v == 2000 && (rtt = probe_size_rtt(sz)) != NULL) {
-			for (k = 0; k < 2; k++) {
-				struct cellv *cv = k ? &g[b * n + a] :
-				    &g[a * n + b];
+	if (sz != NULL && (rtt = probe_size_rtt(sz)) != NULL)
+		for (k = 0; k < 2; k++) {
+			struct cellv *cv = k ? &g[b * n + a] : &g[a * n + b];
 
-				json_get_double(rtt, "p50_us", 0, 1e12,
-				    &cv->p50, err);
-				json_get_double(rtt, "p99_us", 0, 1e12,
-				    &cv->p99, err);
-			}
+			json_get_double(rtt, "p50_us", 0, 1e12, &cv->p50, err);
+			json_get_double(rtt, "p99_us", 0, 1e12, &cv->p99, err);
 		}
-	}
 	fold_late(g, h, n, data);
 	egress_from(NULL, h, n, 0, data, g);
 }

@@ -58,11 +58,6 @@ findings_pair_p99(const struct mview *v, int i, int j)
 	    isfinite(AT(v->p99, j, i)) ? AT(v->p99, j, i) : 0);
 }
 
-static bool
-rtt_high(double q, const struct profile *p, double med, int nmed)
-{
-	return profile_rtt_high(p, q, med, nmed);
-}
 
 typedef void net_check(struct fctx *c);
 typedef void pair_check(struct fctx *c, int i, int j);
@@ -304,12 +299,12 @@ loaded_p99(const struct mview *v, int i, int j)
 }
 
 /* over_limit: idle RTT against the profile's limit or the fabric's
- * median (rtt_high); under load against the profile's limit only: TCP
+ * median (profile_rtt_high); under load against the profile's limit only: TCP
  * fills queues, so some growth over the idle RTT is normal. */
 static bool
 over_limit(const struct fctx *c, double q, bool loaded)
 {
-	return loaded ? q > c->p->max_p99_us : rtt_high(q, c->p, c->med,
+	return loaded ? q > c->p->max_p99_us : profile_rtt_high(c->p, q, c->med,
 	    c->nmed);
 }
 
@@ -512,15 +507,17 @@ pair_latency(struct fctx *c, int i, int j)
 	    c->lat_host[i] || c->lat_host[j])
 		return;
 	q = findings_pair_p99(v, i, j);
-	if (!rtt_high(q, c->p, c->med, c->nmed))
+	if (!profile_rtt_high(c->p, q, c->med, c->nmed))
 		return;
-	/* Against the fabric's median only, both directions must agree: each
-	 * direction's probes cross both legs of the path, so a queue on it
-	 * lifts both, while a tail in one direction alone is that probe's
-	 * run stalled (seen on a loaded CI machine, not a fabric). */
+	/* Against the fabric's median only, both directions must agree when
+	 * each was measured: each direction's probes cross both legs of the
+	 * path, so a queue on it lifts both, while a tail in one direction
+	 * alone is that probe's run stalled. The matrix's latency cells fill
+	 * both directions from one measurement: there a stall is caught by
+	 * measuring the pair again alone (matrix_plan.c, retest_latency). */
 	if (q <= c->p->max_p99_us && isfinite(AT(v->p99, i, j)) &&
-	    isfinite(AT(v->p99, j, i)) && !rtt_high(fmin(AT(v->p99, i, j),
-	    AT(v->p99, j, i)), c->p, c->med, c->nmed))
+	    isfinite(AT(v->p99, j, i)) && !profile_rtt_high(c->p,
+	    fmin(AT(v->p99, i, j), AT(v->p99, j, i)), c->med, c->nmed))
 		return;
 	f = findings_add(c->out, "high_latency", "warn", v, i, j, "look for queueing "
 	    "(a busy or oversubscribed port) on this path", "%s <-> %s: RTT "
