@@ -117,6 +117,8 @@ void session_free(struct sess *s);
 /* session_ctx_init prepares a conn_ctx for a coordinator command. */
 void session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
     const struct auth_key *key, double timeout);
+/* session_ctx_quiet allows agents secs of silence (plus a margin). */
+void session_ctx_quiet(struct conn_ctx *ctx, double secs);
 
 /*
  * out: what the coordinator prints. Results go to stdout (a table or JSON);

@@ -108,3 +108,14 @@ session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
 	 * agent is gone. */
 	ctx->idle_timeout = 30;
 }
+
+/* session_ctx_quiet: a command whose agents may rightly say nothing for
+ * secs (a latency run that reports at its end, an interval longer than
+ * the default limit) raises the idle limit past it, or the session is
+ * closed as dead just before its result arrives. */
+void
+session_ctx_quiet(struct conn_ctx *ctx, double secs)
+{
+	if (ctx->idle_timeout < secs + 30)
+		ctx->idle_timeout = secs + 30;
+}

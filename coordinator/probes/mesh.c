@@ -612,8 +612,7 @@ mesh_run(struct inventory *inv, const struct auth_key *key,
 	/* A runner says nothing until its probes are done: a session is
 	 * not idle for that long (255 targets at 100/s on a busy machine
 	 * took over the 30 s default and lost every agent's cells). */
-	if (m.ctx.idle_timeout < m.duration + 30)
-		m.ctx.idle_timeout = m.duration + 30;
+	session_ctx_quiet(&m.ctx, m.duration);
 	ev_timer_init(&m.deadline, mesh_deadline_cb, o->timeout + m.duration +
 	    15, 0.);
 	m.deadline.data = &m;

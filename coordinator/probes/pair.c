@@ -464,6 +464,7 @@ pair_run(struct inventory *inv, const struct auth_key *key,
 	if (p.loop == NULL)
 		return EXIT_RUNTIME;
 	session_ctx_init(&p.ctx, p.loop, key, o->timeout);
+	session_ctx_quiet(&p.ctx, o->interval);	/* up to 60 s between reports */
 	ev_timer_init(&p.deadline, pair_deadline_cb, 15., 0.);
 	ev_timer_init(&p.linger, pair_linger_cb, 2.5, 0.);
 	ev_timer_init(&p.startw, pair_startw_cb, 1., 0.);

@@ -183,6 +183,8 @@ probe_cmd_exchange(struct pcmd *c, const struct auth_key *key)
 	c->error[0] = '\0';
 	c->loop = ev_loop_new(EVFLAG_AUTO);
 	session_ctx_init(&c->ctx, c->loop, key, c->o->timeout);
+	/* A runner answers when its probes are done, up to -t later. */
+	session_ctx_quiet(&c->ctx, c->o->duration > 0 ? c->o->duration : 30);
 	TAILQ_INIT(&c->pl);
 	ev_timer_init(&c->deadline, probe_cmd_deadline_cb, (c->o->duration > 0 ?
 	    c->o->duration : 30) + 20, 0.);

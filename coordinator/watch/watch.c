@@ -275,6 +275,7 @@ watch_run(struct inventory *inv, const struct auth_key *key,
 	}
 	w.loop = ev_loop_new(EVFLAG_AUTO);
 	session_ctx_init(&w.ctx, w.loop, key, o->timeout);
+	session_ctx_quiet(&w.ctx, o->interval);
 	ev_timer_init(&w.deadline, cw_deadline_cb, o->timeout + o->duration +
 	    10, 0.);
 	w.deadline.data = &w;

@@ -3,7 +3,9 @@
 # mtu_blackhole on exactly the pairs crossing it; DROP on 6800-6810 gives
 # 'filtered', REJECT gives 'refused'; on a tbf-capped link the loaded p99
 # exceeds the idle p99; a wrong route for the cluster subnet is
-# wrong_egress; cross-network reach works and reports its route.
+# wrong_egress; cross-network reach works and reports its route; runs
+# longer than the session idle limit (34 s latency on a lossy link, 33 s
+# throughput intervals) return their results.
 . "$(dirname "$0")/lib.sh"
 need_lab
 lab_up flat --agents
@@ -50,6 +52,21 @@ jq -e '.load.loaded_p99_us > .load.idle_p99_us' "$T/load.json" >/dev/null || fai
 "$LAB" fault "$LP" del rate:h2-clu:200 2>/dev/null
 # The throughput child is gone.
 wait_until 10 sh -c "! pgrep -f '[c]ephfab -i $INV -k .* pair h1 h2' >/dev/null" || fail "load child left"
+
+# Agents say nothing until a latency run ends, or between two reports of
+# a throughput run: a run longer than the session's 30 s idle limit still
+# returns its result. Latency for 34 s over a 20 % lossy link (a lost probe
+# waits 1 s) and a throughput run reporting every 33 s, side by side.
+"$LAB" fault "$LP" add loss:h2-clu:20 2>/dev/null
+cf latency h1 h2 -t 34 --size 64 --rate 100 --json > "$T/long.json" 2>"$T/long.err" & lpid=$!
+cf pair h1 h2 --net public -t 34 --interval 33 -b 10M --json > "$T/longp.json" 2>"$T/longp.err"
+assert_eq "$?" 0 "33 s interval pair exit ($(cat "$T/longp.err"))"
+jq -e '(.intervals | length) >= 1' "$T/longp.json" >/dev/null || fail "33 s interval: no interval"
+wait "$lpid"; assert_eq "$?" 1 "34 s lossy latency exit ($(cat "$T/long.err"))"
+jq -e '.results[0].sizes[0] | .sent > 20 and .lost > 0 and .rtt.count > 0' "$T/long.json" >/dev/null ||
+	fail "34 s lossy latency: $(jq -c '.results[0].sizes[0] | {sent, lost}' "$T/long.json")"
+note "34 s on 20 % loss: $(jq -c '(.results[0].sizes[0] | {sent, lost}), [.findings[].kind]' "$T/long.json" | tr '\n' ' ')"
+"$LAB" fault "$LP" del loss:h2-clu:20 2>/dev/null
 
 # Wrong egress: h1's cluster routes via its public NIC.
 "$LAB" fault "$LP" add egress:h1:cluster 2>/dev/null
