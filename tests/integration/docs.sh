@@ -68,13 +68,7 @@ PY
 
 # Bash completion, as bash calls it: COMP_WORDS and COMP_CWORD set, the
 # function named by 'complete -p', COMPREPLY read back.
-N=$(loopnet)
-keygen "$T/key"
-printf '[global]\nkey = %s\n' "$T/key" > "$T/inv"
-for i in 1 2; do
-	start_agent "a$i" "$N.1$i:7470" "$T/key"
-	printf '[host osd-%d]\nagent = %s.1%d\npublic = %s.1%d\n' "$i" "$N" "$i" "$N" "$i" >> "$T/inv"
-done
+loop_cluster 2 osd-%d
 "$CEPHFAB" -i "$T/inv" matrix --net public --tests lat --db "$T/m.db" > /dev/null 2>&1 ||
 	fail "matrix for a stored run"
 mkdir -p "$T/bin" && ln -s "$CEPHFAB" "$T/bin/cephfab" && ln -s "$AGENT" "$T/bin/cephfab-agent"

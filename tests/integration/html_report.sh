@@ -7,13 +7,7 @@
 # and it is one file that fetches nothing.
 . "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null 2>&1 || skip "no chromium"
-N=$(loopnet)
-keygen "$T/key"
-printf '[global]\nkey = %s\n' "$T/key" > "$T/inv"
-for i in 1 2 3; do
-	start_agent "a$i" "$N.1$i:7470" "$T/key"
-	printf '[host h%d]\nagent = %s.1%d\npublic = %s.1%d\n' "$i" "$N" "$i" "$N" "$i" >> "$T/inv"
-done
+loop_cluster 3 h%d
 "$CEPHFAB" -i "$T/inv" matrix --net public --tests bw,lat,ports -t 1 --db "$T/m.db" \
 	--html "$T/m.html" > "$T/m.txt" 2>&1 || fail "matrix: $(tail -5 "$T/m.txt")"
 grep -Eq 'src="?https?:|href="?https?:' "$T/m.html" && fail "the report fetches something"

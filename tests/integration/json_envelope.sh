@@ -6,13 +6,7 @@
 # is never empty under --json.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "no jq"
-N=$(loopnet)
-keygen "$T/key"
-printf '[global]\nkey = %s\n' "$T/key" > "$T/inv"
-for i in 1 2; do
-	start_agent "a$i" "$N.1$i:7470" "$T/key"
-	printf '[host h%d]\nagent = %s.1%d\npublic = %s.1%d\n' "$i" "$N" "$i" "$N" "$i" >> "$T/inv"
-done
+loop_cluster 2 h%d
 ts='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[+-][0-9]{2}:[0-9]{2}$'
 # envelope FILE COMMAND: the document's envelope is whole and right.
 envelope() {

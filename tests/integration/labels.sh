@@ -3,13 +3,7 @@
 # each get their own row and column in the terminal matrix (they were all
 # printed as "ceph-os"), with the shared part said once.
 . "$(dirname "$0")/lib.sh"
-N=$(loopnet)
-keygen "$T/key"
-printf '[global]\nkey = %s\n' "$T/key" > "$T/inv"
-for i in 1 2 3; do
-	start_agent "a$i" "$N.1$i:7470" "$T/key"
-	printf '[host ceph-osd-0%d]\nagent = %s.1%d\npublic = %s.1%d\n' "$i" "$N" "$i" "$N" "$i" >> "$T/inv"
-done
+loop_cluster 3 ceph-osd-0%d
 "$CEPHFAB" -i "$T/inv" matrix --net public --tests lat --db "$T/m.db" > "$T/m.txt" 2>&1
 assert_eq "$?" 0 "matrix exit"
 grep -Eq '^ +01 +02 +03$' "$T/m.txt" || fail "column labels: $(cat "$T/m.txt")"

@@ -53,6 +53,21 @@ start_agent() {
 		fail "agent $name did not start: $(cat "$T/$name.log")"
 }
 
+# loop_cluster COUNT NAMEFMT: COUNT agents on a fresh loopback /24 ($N),
+# agent i at $N.1i:7470, one key in $T/key, and the inventory $T/inv with
+# host i named by printf NAMEFMT i (h%d, osd-%d) on the public network.
+loop_cluster() {
+	local i
+	N=$(loopnet)
+	keygen "$T/key"
+	printf '[global]\nkey = %s\n' "$T/key" > "$T/inv"
+	for ((i = 1; i <= $1; i++)); do
+		start_agent "a$i" "$N.1$i:7470" "$T/key"
+		# shellcheck disable=SC2059 # the name's format is the caller's
+		printf "[host $2]\nagent = %s.1%d\npublic = %s.1%d\n" "$i" "$N" "$i" "$N" "$i" >> "$T/inv"
+	done
+}
+
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 
 # --- the lab ---------------------------------------------------------------

@@ -56,12 +56,17 @@ wait_until 10 sh -c "! pgrep -f '[c]ephfab -i $INV -k .* pair h1 h2' >/dev/null"
 # Agents say nothing until a latency run ends, or between two reports of
 # a throughput run: a run longer than the session's 30 s idle limit still
 # returns its result. Latency for 34 s over a 20 % lossy link (a lost probe
-# waits 1 s) and a throughput run reporting every 33 s, side by side.
+# waits 1 s), a throughput run and a watch reporting every 33 s, side by
+# side.
 "$LAB" fault "$LP" add loss:h2-clu:20 2>/dev/null
 cf latency h1 h2 -t 34 --size 64 --rate 100 --json > "$T/long.json" 2>"$T/long.err" & lpid=$!
+cf watch --net public --interval 33 -t 34 --json > "$T/longw.jsonl" 2>"$T/longw.err" & wpid=$!
 cf pair h1 h2 --net public -t 34 --interval 33 -b 10M --json > "$T/longp.json" 2>"$T/longp.err"
 assert_eq "$?" 0 "33 s interval pair exit ($(cat "$T/longp.err"))"
 jq -e '(.intervals | length) >= 1' "$T/longp.json" >/dev/null || fail "33 s interval: no interval"
+wait "$wpid"; assert_eq "$?" 0 "33 s interval watch exit ($(cat "$T/longw.err"))"
+jq -s -e 'length > 0 and (map(.seq) | max) >= 1' "$T/longw.jsonl" >/dev/null ||
+	fail "33 s interval watch: $(head -c 300 "$T/longw.jsonl")"
 wait "$lpid"; assert_eq "$?" 1 "34 s lossy latency exit ($(cat "$T/long.err"))"
 jq -e '.results[0].sizes[0] | .sent > 20 and .lost > 0 and .rtt.count > 0' "$T/long.json" >/dev/null ||
 	fail "34 s lossy latency: $(jq -c '.results[0].sizes[0] | {sent, lost}' "$T/long.json")"
