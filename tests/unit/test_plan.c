@@ -489,6 +489,84 @@ test_journal(void **state)
 	rmdir(dir);
 }
 
+/* slurp: the first bytes of a file, "" when it cannot be read. */
+static const char *
+slurp(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t k = 0;
+
+	if (f) {
+		k = fread(buf, 1, n - 1, f);
+		fclose(f);
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* Output files in a directory others can write (/tmp): a symbolic link
+ * planted at the journal's name, at the output's own name, or at every
+ * temporary name the old code used (PATH.tmp.PID) must not let the
+ * coordinator, often root, write through it to another file. */
+static void
+test_output_symlinks(void **state)
+{
+	char dir[] = "/tmp/cf-out.XXXXXX", path[128], victim[128], lnk[160];
+	char gone[128], err[CF_ERRLEN], buf[64];
+	struct journal jn;
+	struct out_file of;
+	FILE *f;
+	int pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	f = fopen(victim, "w");
+	fputs("precious\n", f);
+	fclose(f);
+	/* The journal's name a link to a file not there yet: refused, and
+	 * the file the link names is not created. */
+	snprintf(path, sizeof(path), "%s/journal", dir);
+	snprintf(gone, sizeof(gone), "%s/created", dir);
+	assert_int_equal(symlink(gone, path), 0);
+	assert_int_equal(journal_open(&jn, path, false, NULL, err), -1);
+	assert_non_null(strstr(err, path));
+	assert_int_equal(access(gone, F_OK), -1);
+	unlink(path);
+	/* Links at every PID's temporary name of the output: the victim
+	 * stays as it was, the output is whole, no temporary left. */
+	snprintf(path, sizeof(path), "%s/matrix.json", dir);
+	for (pid = getpid() - 64; pid <= getpid() + 64; pid++) {
+		snprintf(lnk, sizeof(lnk), "%s.tmp.%d", path, pid);
+		assert_int_equal(symlink(victim, lnk), 0);
+	}
+	assert_int_equal(out_file_open(&of, path, err), 0);
+	fputs("{\"ok\":true}\n", of.f);
+	assert_int_equal(out_file_close(&of, err), 0);
+	assert_string_equal(slurp(victim, buf, sizeof(buf)), "precious\n");
+	assert_string_equal(slurp(path, buf, sizeof(buf)), "{\"ok\":true}\n");
+	for (pid = getpid() - 64; pid <= getpid() + 64; pid++) {
+		struct stat sb;
+
+		snprintf(lnk, sizeof(lnk), "%s.tmp.%d", path, pid);
+		assert_int_equal(lstat(lnk, &sb), 0);
+		assert_true(S_ISLNK(sb.st_mode));
+		unlink(lnk);
+	}
+	/* The output's own name a link to the victim: the link is replaced
+	 * by the output, the victim is not written. */
+	unlink(path);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(out_file_open(&of, path, err), 0);
+	fputs("new\n", of.f);
+	assert_int_equal(out_file_close(&of, err), 0);
+	assert_string_equal(slurp(victim, buf, sizeof(buf)), "precious\n");
+	assert_string_equal(slurp(path, buf, sizeof(buf)), "new\n");
+	unlink(path);
+	unlink(victim);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void
 test_restart_argv(void **state)
 {
@@ -658,7 +736,8 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_preflight), cmocka_unit_test(test_plan_steps),
     cmocka_unit_test(test_long_host_names),
     cmocka_unit_test(test_script), cmocka_unit_test(test_rollback),
-    cmocka_unit_test(test_journal), cmocka_unit_test(test_restart_argv),
+    cmocka_unit_test(test_journal), cmocka_unit_test(test_output_symlinks),
+    cmocka_unit_test(test_restart_argv),
     cmocka_unit_test(test_watch_judge), cmocka_unit_test(test_watch_silent),
     cmocka_unit_test(test_script_batch), cmocka_unit_test(test_ceph_allowlist),
     cmocka_unit_test(test_probe_summary))
