@@ -184,7 +184,7 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		case O_HTML: o->html = optarg; break;
 		case O_JSONF:
 			/* '-': the JSON on stdout instead of the table. */
-			if (strcmp(optarg, "-") == 0)
+			if (out_is_stdout(optarg))
 				o->json_stdout = true;
 			else
 				o->json = optarg;
@@ -275,7 +275,7 @@ matrix_or_report(const struct gopts *g, int argc, char **argv, bool report)
 		int std = o.json_stdout;
 
 		for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
-			std += paths[k] && strcmp(paths[k], "-") == 0;
+			std += paths[k] && out_is_stdout(paths[k]);
 			if (std > 1) {
 				fprintf(stderr, "cephfab: %s: %s -: only one "
 				    "output can go to standard output\n",

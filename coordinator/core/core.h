@@ -160,7 +160,10 @@ struct out_file {
  * err naming it. Asked before measuring, so that a run is never lost to
  * a typo in an output path. */
 int out_path_check(const char *path, char *err);
-/* out_file_open: -1 with err naming the file; "-" is standard output. */
+/* out_is_stdout: "-", /dev/stdout, /dev/fd/1 or /proc/self/fd/1. */
+bool out_is_stdout(const char *path);
+/* out_file_open: -1 with err naming the file; out_is_stdout names are
+ * standard output. */
 int out_file_open(struct out_file *o, const char *path, char *err);
 /* out_file_close: -1 with err ("PATH: cannot write: No space left on
  * device") when any write failed; the temporary is removed then. */

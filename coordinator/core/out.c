@@ -207,6 +207,18 @@ o_umask(void)
 	return m;
 }
 
+/* out_is_stdout: "-", or a name of standard output scripts use. Those
+ * names are symbolic links (to /proc/self/fd/1): followed, a redirect to
+ * a file would have the output written beside the link, in /dev, and
+ * renamed over it, which as root replaces /dev/stdout for everyone. */
+bool
+out_is_stdout(const char *path)
+{
+	return strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0 ||
+	    strcmp(path, "/dev/fd/1") == 0 ||
+	    strcmp(path, "/proc/self/fd/1") == 0;
+}
+
 int
 out_file_open(struct out_file *o, const char *path, char *err)
 {
@@ -216,7 +228,7 @@ out_file_open(struct out_file *o, const char *path, char *err)
 
 	memset(o, 0, sizeof(*o));
 	snprintf(o->path, sizeof(o->path), "%s", path);
-	if (strcmp(path, "-") == 0) {
+	if (out_is_stdout(path)) {
 		o->f = stdout;
 		o->std = true;
 		return 0;
@@ -304,7 +316,7 @@ out_path_check(const char *path, char *err)
 	char dir[4096], *slash;
 	struct stat st;
 
-	if (strcmp(path, "-") == 0)
+	if (out_is_stdout(path))
 		return 0;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, CF_ERRLEN, "%s: is a directory", path);

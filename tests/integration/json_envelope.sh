@@ -41,6 +41,14 @@ assert_eq "$?" 0 "matrix --json FILE"
 assert_eq "$(jq -c '[.networks.public.cells[].ports]' "$T/mf.json")" "[[],[]]" "ports as data"
 assert_eq "$(sed -n 2p "$T/m.csv" | awk -F, '{print $NF}')" open "ports in the CSV"
 ok "$T/mf.json" matrix
+# /dev/stdout is standard output, as '-' is: through a pipe (old code:
+# "Too many levels of symbolic links"), and one output only.
+c report 2 --db "$T/m.db" --json /dev/stdout | cat > "$T/rs.json"
+assert_eq "${PIPESTATUS[0]}" 0 "report --json /dev/stdout ($(cat "$T/err"))"
+ok "$T/rs.json" report
+c report 2 --db "$T/m.db" --json - --csv /dev/stdout > /dev/null
+assert_eq "$?" 2 "two outputs to standard output"
+grep -q 'only one output can go to standard output' "$T/err" || fail "two outputs: $(cat "$T/err")"
 "$CEPHFAB" runs --db "$T/m.db" --json > "$T/runs.json"; ok "$T/runs.json" runs
 "$CEPHFAB" report 1 --db "$T/m.db" --json - > "$T/r.json"; ok "$T/r.json" report
 "$CEPHFAB" compare 1 2 --db "$T/m.db" --json > "$T/cmp.json"; ok "$T/cmp.json" compare

@@ -565,6 +565,12 @@ test_output_symlinks(void **state)
 	unlink(path);
 	unlink(victim);
 	assert_int_equal(rmdir(dir), 0);
+	/* /dev/stdout is standard output as "-" is, never a file written
+	 * in /dev and renamed over the link. */
+	assert_int_equal(out_file_open(&of, "/dev/stdout", err), 0);
+	assert_true(of.std);
+	assert_string_equal(of.tmp, "");
+	assert_int_equal(out_file_close(&of, err), 0);
 }
 
 static void
