@@ -104,8 +104,8 @@ $(BUILD)/tests/test_ceph: $(BUILD)/coordinator/ceph/ceph.o $(BUILD)/coordinator/
 $(BUILD)/tests/test_matrix_load: $(BUILD)/coordinator/matrix/matrix_load.o \
 	$(VERDICT_OBJ)
 
-.PHONY: all deps check unit unit-asan unit-asan-build integration fuzz valgrind \
-	fuzz-build demo install clean
+.PHONY: all deps check unit unit-asan unit-asan-build san-bins integration fuzz \
+	valgrind fuzz-build demo install clean
 all: $(BUILD)/cephfab-agent $(BUILD)/cephfab cephfab-agent cephfab
 
 cephfab-agent: $(BUILD)/cephfab-agent
@@ -142,6 +142,12 @@ unit-asan-build:
 		build/asan/cephfab-agent build/asan/cephfab \
 		$(UNIT_TESTS:%=build/asan/tests/%)
 
+# The agent and the coordinator under ASan+UBSan: what most integration
+# scenarios run (tests/run_integration.sh).
+san-bins:
+	$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT="-O1 -g" \
+		build/asan/cephfab-agent build/asan/cephfab
+
 unit-asan: unit-asan-build
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run_unit.sh $(UNIT_TESTS:%=build/asan/tests/%)
@@ -149,14 +155,16 @@ unit-asan: unit-asan-build
 deps:
 	@scripts/deps.sh install
 
+# SCENARIOS="matrix probes": just those integration scenarios, with the
+# same builds, rerun and timing; CHECK_PHASES picks phases (tests/check.sh).
 check:
 	@scripts/deps.sh check || scripts/deps.sh install
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all $(if $(SCENARIOS),,$(UNIT_BINS))
 	@UNIT_TESTS="$(UNIT_TESTS)" FUZZ_HARNESSES="$(FUZZ_HARNESSES)" \
-		tests/check.sh
+		SCENARIOS="$(SCENARIOS)" CHECK_PHASES="$(CHECK_PHASES)" tests/check.sh
 
-integration: all
-	@tests/run_integration.sh
+integration: all san-bins
+	@tests/run_integration.sh $(SCENARIOS)
 
 # libFuzzer harnesses need clang.
 FUZZ_HARNESSES := fuzz_frame fuzz_inventory fuzz_config fuzz_analyzer fuzz_ceph \

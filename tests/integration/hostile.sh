@@ -13,6 +13,7 @@
 # a coordinator from another address is served within 3 s while the
 # flood is connected, and the concurrent test keeps its rate (against
 # the same test run alone).
+# build: product (it judges memory and a paced rate held under attack)
 . "$(dirname "$0")/lib.sh"
 N=$(loopnet)
 keygen "$T/key"

@@ -31,7 +31,12 @@ assert_eq "$rc" 1 "matrix exit with faults"
 # Exactly one finding per injected fault, each where the fault is (a
 # host's port, a host's own filter, a host's rate, a pair's loss, which
 # no link or host explains): kind|network|hosts, sorted, duplicates kept.
-got=$(jq -r '.findings[] | "\(.kind)|\(.network)|\(.hosts | join(","))"' "$T/m.json" | sort | tr '\n' ' ')
+# A busy_host warning is left out of the count: it says that a host's own
+# probe thread ran late (the machine's CPUs, which two cores running six
+# sanitized agents beside FRR do starve), and it is true when it appears.
+got=$(jq -r '.findings[] | select(.kind != "busy_host") | "\(.kind)|\(.network)|\(.hosts | join(","))"' "$T/m.json" | sort | tr '\n' ' ')
+jq -e '[.findings[] | select(.kind == "busy_host")] | length == 0' "$T/m.json" > /dev/null ||
+	note "busy hosts: $(jq -c '[.findings[] | select(.kind == "busy_host") | .summary]' "$T/m.json")"
 want="lossy_pair|public|h1,h4 mtu_blackhole|cluster|h6 port_blocked|cluster|h5 slow_host|public|h3 "
 assert_eq "$got" "$want" "findings"
 jq -e '[.findings[] | select(.kind == "mtu_blackhole")][0] | .location.scope == "host" and
@@ -170,7 +175,7 @@ assert_eq "$n_after" 30 "cells after resume (15 lat + 15 bw)"
 # second measurement would have replaced its data.
 changed=$(grep -Fvxf "$T/after.txt" "$T/before.txt" | wc -l)
 assert_eq "$changed" 0 "cells measured again"
-assert_eq "$(jq -r '[.findings[] | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3 lossy_pair|h1,h4" "resumed run findings"
+assert_eq "$(jq -r '[.findings[] | select(.kind != "busy_host") | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3 lossy_pair|h1,h4" "resumed run findings"
 
 # compare: a second run in the same database, side by side with the first.
 cf matrix --profile "$PROF" --net public --tests lat --db "$T/r.db" >/dev/null 2>&1

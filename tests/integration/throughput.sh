@@ -7,6 +7,7 @@
 # a second test gets 'busy' naming the holder; the agent's limits refuse
 # with the limit named; data connections need the test's token; nothing
 # outlives a test; killing the server agent ends the client within 2 s.
+# build: product (it judges speed: a tbf cap measured within 5 %)
 . "$(dirname "$0")/lib.sh"
 need_lab
 lab_up flat --agents
