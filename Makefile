@@ -75,7 +75,8 @@ $(BUILD)/tests/test_pinglist: $(BUILD)/agent/monitor/pinglist.o \
 VERDICT_OBJ := $(BUILD)/coordinator/verdict/findings.o \
 	$(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
 	$(BUILD)/coordinator/verdict/links.o $(BUILD)/coordinator/verdict/localize.o \
-	$(BUILD)/coordinator/verdict/links_mtu.o $(BUILD)/coordinator/verdict/profile.o
+	$(BUILD)/coordinator/verdict/links_mtu.o $(BUILD)/coordinator/verdict/profile.o \
+	$(BUILD)/coordinator/verdict/unmeasured.o
 $(BUILD)/tests/test_rootcause: $(VERDICT_OBJ)
 $(BUILD)/tests/test_links: $(VERDICT_OBJ)
 $(BUILD)/tests/test_trace: $(BUILD)/agent/probes/trace.o $(BUILD)/agent/probes/trace_egress.o \
@@ -189,6 +190,7 @@ FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer
 	coordinator/verdict/links_mtu.c coordinator/report/report_flows.c \
 	coordinator/store/store.c coordinator/watch/watch_decode.c \
 	coordinator/report/report.c coordinator/report/report_load.c coordinator/report/report_inventory.c \
+	coordinator/report/report_unmeasured.c coordinator/verdict/unmeasured.c \
 	coordinator/matrix/matrix_load.c \
 	agent/monitor/pinglist.c agent/monitor/http.c \
 	tests/fuzz/stubs.c

@@ -112,6 +112,25 @@ agent_status(struct agent *a, struct conn *c)
 	cJSON_AddNumberToObject(r, "refused", (double)a->refused);
 	cJSON_AddNumberToObject(r, "evicted", (double)a->evicted);
 	cJSON_AddBoolToObject(r, "busy", engine_busy(&a->engine));
+	{
+		/* What a coordinator plans within (the matrix paces its
+		 * cells by max_rate, fits streams and duration), and who
+		 * holds this agent now, so that it can wait or say so before
+		 * measuring instead of reading refusals as a network. */
+		cJSON *lim = cJSON_AddObjectToObject(r, "limits");
+		char who[80];
+		double left;
+
+		cJSON_AddNumberToObject(lim, "max_rate", (double)a->cfg->max_rate);
+		cJSON_AddNumberToObject(lim, "max_streams", a->cfg->max_streams);
+		cJSON_AddNumberToObject(lim, "max_duration",
+		    a->cfg->max_duration);
+		cJSON_AddNumberToObject(lim, "max_tests", a->cfg->max_tests);
+		if (engine_holder(&a->engine, who, sizeof(who), &left)) {
+			cJSON_AddStringToObject(r, "held_by", who);
+			cJSON_AddNumberToObject(r, "busy_left_s", left);
+		}
+	}
 	/* Where test traffic may go: "networks" (the Ceph networks or
 	 * allow_targets), or "host_subnets" (nothing configured). */
 	cJSON_AddStringToObject(r, "targets", config_targets_open(a->cfg) ?

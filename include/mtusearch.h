@@ -17,4 +17,16 @@ typedef int (*mtu_try_fn)(void *arg, uint32_t size);
 uint32_t mtu_search(uint32_t lo, uint32_t hi, mtu_try_fn try, void *arg,
     unsigned *tries);
 
+/* MTU_IP_MAX: no IP datagram is larger (IPv4's 16-bit total length; an
+ * IPv6 payload likewise without jumbograms). mtu_ceiling is what a path
+ * with a port of MTU conf can carry at most: loopback's 65536 is 65535,
+ * never a black hole for the last byte. Every comparison of a path MTU
+ * with its port's goes through it. */
+#define MTU_IP_MAX 65535
+static inline double
+mtu_ceiling(double conf)
+{
+	return conf > MTU_IP_MAX ? MTU_IP_MAX : conf;
+}
+
 #endif

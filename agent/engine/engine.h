@@ -116,6 +116,11 @@ int engine_message(struct engine *e, struct conn *c,
 /* engine_conn_closed aborts a test whose coordinator went away. */
 void engine_conn_closed(struct engine *e, struct conn *c);
 bool engine_busy(const struct engine *e);
+/* engine_holder: who runs the test that would make a new one wait (its
+ * coordinator's name, as the busy refusal names it) and about how many
+ * seconds it has left; false when nothing runs. */
+bool engine_holder(const struct engine *e, char *who, size_t sz,
+    double *left);
 /* engine_fini aborts a running test and waits for its threads. */
 void engine_fini(struct engine *e);
 

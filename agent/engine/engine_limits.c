@@ -97,6 +97,29 @@ engine_check_limits(const struct engine *e, const struct test_spec *sp,
 }
 
 
+bool
+engine_holder(const struct engine *e, char *who, size_t sz, double *left)
+{
+	const struct test *o = TAILQ_FIRST(&e->tests), *t;
+	double now;
+
+	if (o == NULL)
+		return false;
+	TAILQ_FOREACH(t, &e->tests, entry)
+		if (!t->spec.shared) {
+			o = t;
+			break;
+		}
+	now = stream_now();
+	*left = o->started ? o->spec.duration - (now - o->t0) :
+	    o->spec.duration;
+	if (*left < 0)
+		*left = 0;
+	snprintf(who, sz, "%s", o->spec.coordinator[0] ? o->spec.coordinator :
+	    o->owner ? o->owner->peer : "a coordinator that left");
+	return true;
+}
+
 int
 engine_check_room(const struct engine *e, const struct test_spec *sp,
     char *msg)

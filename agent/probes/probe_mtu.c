@@ -141,11 +141,13 @@ probe_run_mtu(void *arg)
 	/* No datagram is larger than 65535 bytes (IP's 16-bit length):
 	 * loopback's 65536, or IPoIB's 65520 with IPv6's larger header,
 	 * must not read as a black hole for the last bytes. */
-	configured = mtu > 65535 ? 65535 : (uint32_t)mtu;
+	configured = (uint32_t)mtu_ceiling(mtu);
 	if (p->max_size && p->max_size < configured)
 		configured = p->max_size;
 	probe_timeo(fd, (int)p->timeout_ms);
-	cJSON_AddNumberToObject(res, "configured", mtu);
+	/* What the path can carry at most, and the port's own MTU. */
+	cJSON_AddNumberToObject(res, "configured", mtu_ceiling(mtu));
+	cJSON_AddNumberToObject(res, "port_mtu", mtu);
 	tried = cJSON_AddArrayToObject(res, "tried");
 	if (!mtu_try(p, fd, 576, &seq)) {
 		cJSON_AddNumberToObject(res, "path", 0);

@@ -9,6 +9,7 @@
 #include "probes/probes.h"
 #include "core/core.h"
 #include "json.h"
+#include "units.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -22,7 +23,8 @@
 
 enum { O_NET = 256, O_TESTS, O_MODE, O_PROFILE, O_DB, O_RESUME,
     O_HTML, O_JSONF, O_JUNIT, O_PROM, O_MPR, O_CONC, O_MESH,
-    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV, O_SHOW };
+    O_LRATE, O_LLOAD, O_CCONF, O_CNAME, O_CSV, O_SHOW, O_RATE, O_NOWAIT,
+    O_WAIT };
 
 static const struct num_opt matrix_nums[] = {
 	NUM_OPT('P', "-P", 1, 64, NUM_U32, struct matrix_opts, streams),
@@ -35,6 +37,8 @@ static const struct num_opt matrix_nums[] = {
 	    concurrency),
 	NUM_OPT(O_LRATE, "--lat-rate", 1, 100000, NUM_U32, struct matrix_opts,
 	    lat_rate),
+	NUM_OPT(O_WAIT, "--wait", 0, 86400, NUM_DOUBLE, struct matrix_opts,
+	    wait_max),
 	NUM_END
 };
 
@@ -55,7 +59,18 @@ matrix_usage(FILE *f)
 	    "(links, bonds, routes,\n"
 	    "                  FRR: topology findings) (default: all)\n"
 	    "  -P N, -t S      streams each way and seconds per pair (default "
-	    "2, 5)\n"
+	    "2, 5; within the\n"
+	    "                  agents' max_streams and max_duration)\n"
+	    "  -b, --rate R    each bandwidth cell's rate each way (500M, 2G), "
+	    "split over its\n"
+	    "                  streams (default: unpaced, or the smaller "
+	    "max_rate of the pair's\n"
+	    "                  agents when one has it)\n"
+	    "  --no-wait       agents running another coordinator's tests: "
+	    "refuse to start\n"
+	    "                  (exit 2) instead of waiting for them\n"
+	    "  --wait S        wait for such agents at most S seconds "
+	    "(default 900)\n"
 	    "  --profile F     acceptance thresholds (configs/profiles/*.conf)\n"
 	    "  --db F          results database (default ./cephfab.db)\n"
 	    "  --resume RUN    finish an interrupted run\n"
@@ -80,7 +95,8 @@ matrix_usage(FILE *f)
 	    "and rtt measured, else mtu, ports)\n"
 	    "  --html, --json, --junit, --prom, --csv F  the outputs ('-': "
 	    "standard output)\n"
-	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
+	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime, 4 incomplete (not "
+	    "everything measured)\n");
 }
 
 static void
@@ -102,7 +118,8 @@ report_usage(FILE *f)
 	    "matrix writes them\n                  ('-': standard output)\n"
 	    "  --show LIST     the terminal's matrices: gbps, retrans, rtt, "
 	    "mtu, ports\n"
-	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime\n");
+	    "exit: 0 pass, 1 fail, 2 usage, 3 runtime, 4 incomplete (not "
+	    "everything measured)\n");
 }
 
 static const struct word test_words[] = {
@@ -143,7 +160,9 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		OPT_ARG("concurrency", O_CONC), OPT_FLAG("lat-mesh", O_MESH),
 		OPT_ARG("lat-rate", O_LRATE), OPT_FLAG("lat-loaded", O_LLOAD),
 		OPT_ARG("ceph-conf", O_CCONF), OPT_ARG("ceph-name", O_CNAME),
-		OPT_ARG("show", O_SHOW), OPT_FLAG("help", 'h'), OPT_END
+		OPT_ARG("show", O_SHOW), OPT_ARG("rate", O_RATE),
+		OPT_FLAG("no-wait", O_NOWAIT), OPT_ARG("wait", O_WAIT),
+		OPT_FLAG("help", 'h'), OPT_END
 	};
 	char err[CF_ERRLEN];
 	int ch;
@@ -154,11 +173,12 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 	o->streams = 2;
 	o->secs = 5;
 	o->concurrency = 4;
+	o->wait_max = 900;
 	o->db = "cephfab.db";
 	o->json_stdout = g->json;
 	profile_defaults(&o->prof);
 	optind = 0;
-	while ((ch = cli_getopt(argc, argv, "P:t:h", mopts, matrix_nums,
+	while ((ch = cli_getopt(argc, argv, "P:t:b:h", mopts, matrix_nums,
 	    o)) != -1) {
 		switch (ch) {
 		case CLI_BAD_NUMBER: return -1;
@@ -192,6 +212,15 @@ matrix_parse(const struct gopts *g, int argc, char **argv,
 		case O_JUNIT: o->junit = optarg; break;
 		case O_PROM: o->prom = optarg; break;
 		case O_CSV: o->csv = optarg; break;
+		case 'b':
+		case O_RATE:
+			if (units_rate(optarg, &o->rate) == -1 || o->rate == 0) {
+				fprintf(stderr, "cephfab: matrix: --rate: '%s' "
+				    "is not a rate (500M, 2G)\n", optarg);
+				return -1;
+			}
+			break;
+		case O_NOWAIT: o->no_wait = true; break;
 		case O_MESH: o->lat_mesh = 1; break;
 		case O_LLOAD: o->lat_loaded = true; break;
 		case O_CCONF: o->ceph_conf = optarg; break;
@@ -371,9 +400,9 @@ cmd_runs(const struct gopts *g, int argc, char **argv)
 		    strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (store_open(&st, db, err) == -1) {
-		fprintf(stderr, "cephfab: %s\n", err);
-		return EXIT_RUNTIME;
+	if (store_open_ro(&st, db, err) == -1) {
+		fprintf(stderr, "cephfab: runs: %s\n", err);
+		return EXIT_USAGE;
 	}
 	runs = store_runs(&st);
 	if (json) {
@@ -386,16 +415,26 @@ cmd_runs(const struct gopts *g, int argc, char **argv)
 		printf("%6s  %-19s  %-10s  %5s  %s\n", "RUN", "STARTED",
 		    "VERDICT", "CELLS", "INVENTORY");
 		cJSON_ArrayForEach(r, runs) {
-			double id = 0, cells = 0;
+			double id = 0, cells = 0, planned = -1;
 			const char *started = "", *verdict = "", *inv = "";
+			char cn[40];
 
 			json_get_double(r, "id", 0, 1e15, &id, err);
 			json_get_double(r, "cells", 0, 1e15, &cells, err);
+			json_opt_double(r, "planned", 0, 1e15, -1, &planned,
+			    err);
 			json_get_str(r, "started", 0, 64, &started, err);
 			json_get_str(r, "verdict", 0, 32, &verdict, err);
 			json_get_str(r, "inventory", 0, 4096, &inv, err);
-			printf("%6.0f  %-19s  %-10s  %5.0f  %s\n", id, started,
-			    verdict, cells, inv);
+			/* A run stored short of its plan shows both, as
+			 * the interrupt line and report count them. */
+			if (planned > cells)
+				snprintf(cn, sizeof(cn), "%.0f/%.0f", cells,
+				    planned);
+			else
+				snprintf(cn, sizeof(cn), "%.0f", cells);
+			printf("%6.0f  %-19s  %-10s  %5s  %s\n", id, started,
+			    verdict, cn, inv);
 		}
 	}
 	cJSON_Delete(runs);

@@ -113,6 +113,14 @@ int session_send(struct sess *s, unsigned type, const cJSON *body);
 /* session_bye says BYE and closes after the flush. */
 void session_bye(struct sess *s);
 void session_free(struct sess *s);
+/* session_blame writes why host's agent (role: "sender", ...; NULL for
+ * none) failed us, in the one form every command uses: "agent on H (role)
+ * unreachable: detail" (or "refused our key", "speaks another protocol
+ * version", "is busy", "timed out", "broke the protocol", "closed the
+ * connection"). The verdict reads a stored reason of that form as the
+ * agent's failure, not the network's (verdict/unmeasured.c). */
+void session_blame(char *buf, size_t sz, const char *host, const char *role,
+    enum conn_reason r, const char *detail);
 
 /* session_ctx_init prepares a conn_ctx for a coordinator command. */
 void session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
@@ -130,6 +138,10 @@ void session_ctx_quiet(struct conn_ctx *ctx, double secs);
 #define EXIT_PROBLEMS 1
 #define EXIT_USAGE 2
 #define EXIT_RUNTIME 3
+/* The run did not measure everything it planned (interrupted, agents
+ * down, busy or refusing by their limits), and what it measured found
+ * nothing wrong: not a pass. */
+#define EXIT_INCOMPLETE 4
 
 /* out_progress rewrites one status line on a TTY; silent otherwise. */
 void out_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -37,6 +37,20 @@ session_closed(struct conn *c, enum conn_reason r, const char *detail)
 		s->ops->closed(s, r, detail);
 }
 
+void
+session_blame(char *buf, size_t sz, const char *host, const char *role,
+    enum conn_reason r, const char *detail)
+{
+	const char *what = r == CONN_R_UNREACHABLE ? "unreachable" :
+	    r == CONN_R_AUTH_FAILED ? "refused our key" :
+	    r == CONN_R_VERSION ? "speaks another protocol version" :
+	    r == CONN_R_BUSY ? "is busy" : r == CONN_R_TIMEOUT ? "timed out" :
+	    r == CONN_R_PROTO ? "broke the protocol" : "closed the connection";
+
+	snprintf(buf, sz, "agent on %s%s%s%s %s: %s", host, role ? " (" : "",
+	    role ? role : "", role ? ")" : "", what, detail ? detail : "");
+}
+
 static const struct conn_ops session_conn_ops = {
 	.established = session_established,
 	.message = session_message,
@@ -59,6 +73,12 @@ session_open(struct conn_ctx *ctx, struct inv_host *h, double timeout,
 	s->conn = conn_connect(ctx, &h->agent, h->port, timeout,
 	    &session_conn_ops, s, err);
 	if (s->conn == NULL) {
+		char d[CF_ERRLEN];
+
+		/* In the form the verdict reads as the agent's failure. */
+		snprintf(d, sizeof(d), "%s", err);
+		session_blame(err, CF_ERRLEN, h->name, NULL,
+		    CONN_R_UNREACHABLE, d);
 		free(s);
 		return NULL;
 	}

@@ -99,19 +99,32 @@ inv_find(const struct inventory *inv, const char *name)
 }
 
 
-/* link_with_addr: the link whose addresses hold a ("A.B.C.D"). */
+/* link_with_addr: the link whose addresses hold a ("A.B.C.D"), else
+ * the one whose subnet holds it: loopback answers for all of 127.0.0.0/8
+ * with one address, 127.0.0.1/8 (a one-machine try-out's hosts are
+ * 127.x.y.z), as a local route can make any port's subnet local. */
 static const cJSON *
 link_with_addr(const cJSON *facts, const char *a)
 {
-	const cJSON *l, *ad;
+	const cJSON *l, *ad, *sub = NULL;
 	size_t n = strlen(a);
+	struct netaddr x;
+	struct netcidr c;
+	bool parsed = netaddr_parse(a, &x) == 0;
 
 	cJSON_ArrayForEach(l, cJSON_GetObjectItem(facts, "links"))
-		cJSON_ArrayForEach(ad, cJSON_GetObjectItem(l, "addresses"))
-			if (cJSON_IsString(ad) && strncmp(ad->valuestring, a,
-			    n) == 0 && ad->valuestring[n] == '/')
+		cJSON_ArrayForEach(ad, cJSON_GetObjectItem(l, "addresses")) {
+			if (!cJSON_IsString(ad))
+				continue;
+			if (strncmp(ad->valuestring, a, n) == 0 &&
+			    ad->valuestring[n] == '/')
 				return l;
-	return NULL;
+			if (sub == NULL && parsed && netcidr_parse(
+			    ad->valuestring, &c) == 0 && netcidr_contains(&c,
+			    &x))
+				sub = l;
+		}
+	return sub;
 }
 
 /* link_bond: the bond carrying link l: its own (a Linux bond), or the OVS

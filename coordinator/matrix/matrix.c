@@ -1,10 +1,12 @@
 /* matrix: schedule and run the cells of an all-pairs test, see matrix.h. */
 #include "matrix/matrix.h"
 #include "matrix/matrix_int.h"
+#include "verdict/verdict.h"
 #include "log.h"
 #include "probes/probes.h"
 #include "core/core.h"
 #include "json.h"
+#include "mtusearch.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -63,7 +65,7 @@ mtu_learn(struct mrun *m)
 			    json_get_str(r, "to", 0, 64, &to, err) == -1 ||
 			    json_get_double(r, "configured", 0, 1e6, &conf,
 			    err) == -1 || json_get_double(r, "path", 0, 1e6,
-			    &path, err) == -1 || path >= conf)
+			    &path, err) == -1 || path >= mtu_ceiling(conf))
 				continue;
 			for (a = 0; a < n && strcmp(m->h[a]->name, from); a++)
 				;
@@ -119,6 +121,61 @@ job_done(struct mrun *m, struct job *j)
 	m->running--;
 	m->done++;
 	pump_soon(m);
+}
+
+static void job_start(struct mrun *m, struct job *j);
+
+static void
+job_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct job *j = w->data;
+	struct mrun *m = j->m;
+
+	(void)loop, (void)revents;
+	m->waiting--;
+	if (m->interrupted) {
+		j->finished = true;
+		m->done++;
+		pump_soon(m);
+		return;
+	}
+	job_start(m, j);
+}
+
+/* busy_retry: a throughput cell refused because another coordinator's
+ * test holds one of its agents runs again once that is over (its round
+ * waits for it), for at most --wait seconds of the run in all: the other
+ * operator's run is not the network's fault, and is not ours to report
+ * as missing while it can still be waited for. */
+static bool
+busy_retry(struct mrun *m, struct job *j, const char *why)
+{
+	const char *left;
+	double secs = 3, l;
+
+	if (!is_tput(j->test) || m->o->no_wait || m->interrupted ||
+	    lost_cause_of(why, NULL, 0, NULL, 0) != LOST_BUSY ||
+	    ev_now(m->loop) - m->t0 > m->o->wait_max)
+		return false;
+	/* "about N s left": wait that long, within bounds. */
+	if ((left = strstr(why, "about ")) != NULL &&
+	    sscanf(left, "about %lf s left", &l) == 1 && l + 1 > secs)
+		secs = l + 1 < 60 ? l + 1 : 60;
+	if (m->busy_said++ == 0)
+		log_warnx("%s -> %s: %s: measured again when it is free "
+		    "(--no-wait: not waited for)", m->h[j->a]->name,
+		    m->h[j->b]->name, why);
+	free(j->out);
+	j->out = NULL;
+	j->len = j->cap = 0;
+	j->eof = j->exited = false;
+	j->status = 0;
+	m->running--;
+	m->waiting++;
+	ev_timer_init(&j->retry_w, job_retry_cb, secs, 0);
+	j->retry_w.data = j;
+	ev_timer_start(m->loop, &j->retry_w);
+	return true;
 }
 
 static void
@@ -182,8 +239,17 @@ job_finish(struct job *j)
 	 * replaces nothing: a measured result is never lost (a per-pair
 	 * latency run across a very lossy path can fail where the mesh's
 	 * measurement stood). */
+	if (why && strcmp(state, "lost") == 0 && busy_retry(m, j, why)) {
+		cJSON_Delete(data);
+		return;
+	}
 	keep_first = j->retest && strcmp(state, "lost") == 0;
 	cJSON_DeleteItemFromObject(data, "retested");
+	/* The pace the cell ran at: the verdict judges a paced cell by it,
+	 * not by the profile's floor alone. */
+	cJSON_DeleteItemFromObject(data, "paced_bps");
+	if (j->pace)
+		cJSON_AddNumberToObject(data, "paced_bps", (double)j->pace);
 	if (j->retest)
 		cJSON_AddTrueToObject(data, "retested");
 	if (!m->interrupted && !keep_first) {
@@ -379,7 +445,8 @@ pump(struct mrun *m)
 		m->next++;
 		job_start(m, j);
 	}
-	if (m->running == 0 && (m->next >= m->nq || m->interrupted))
+	if (m->running == 0 && m->waiting == 0 && (m->next >= m->nq ||
+	    m->interrupted))
 		ev_break(m->loop, EVBREAK_ALL);
 }
 
@@ -389,14 +456,23 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	struct mrun *m = w->data;
 	int i;
 
-	(void)loop, (void)revents;
+	(void)revents;
 	m->interrupted = true;
 	out_progress_done();
 	log_warnx("interrupted: stopping the running cells");
-	/* The children abort their tests within 2 s on SIGINT. */
-	for (i = 0; i < m->nq; i++)
+	/* The children abort their tests within 2 s on SIGINT; a cell
+	 * waiting for a busy agent waits no more. */
+	for (i = 0; i < m->nq; i++) {
 		if (m->queue[i]->pid > 0)
 			kill(m->queue[i]->pid, SIGINT);
+		if (ev_is_active(&m->queue[i]->retry_w)) {
+			ev_timer_stop(loop, &m->queue[i]->retry_w);
+			m->waiting--;
+			m->queue[i]->finished = true;
+			m->done++;
+		}
+	}
+	pump_soon(m);
 }
 
 /* run_retests measures again, each alone in a round of its own, the
@@ -429,6 +505,45 @@ run_retests(struct mrun *m)
 		ev_run(m->loop, 0);
 }
 
+/* resume_forget_unmeasured: the cells the tool did not measure (an
+ * agent's limit, another coordinator's run, an agent down, the
+ * interruption) are measured again by a resumed run: forgotten here, in
+ * the store and in the stored list the plan skips. A cell the network
+ * failed stands: it was measured. */
+static void
+resume_forget_unmeasured(struct mrun *m)
+{
+	char err[CF_ERRLEN];
+	const char *st, *why, *n, *s, *d, *t;
+	const cJSON *data;
+	cJSON *c;
+	int k, forgot = 0;
+
+	for (k = cJSON_GetArraySize(m->stored) - 1; k >= 0; k--) {
+		c = cJSON_GetArrayItem(m->stored, k);
+		why = NULL;
+		if (json_get_str(c, "state", 0, 16, &st, err) == -1 ||
+		    strcmp(st, "lost") != 0 ||
+		    json_get_obj(c, "data", &data, err) == -1 ||
+		    json_opt_str(data, "error", 0, 512, NULL, &why, err) == -1 ||
+		    lost_cause_of(why, NULL, 0, NULL, 0) == LOST_NETWORK ||
+		    json_get_str(c, "network", 0, 16, &n, err) == -1 ||
+		    json_get_str(c, "src", 0, 64, &s, err) == -1 ||
+		    json_get_str(c, "dst", 0, 64, &d, err) == -1 ||
+		    json_get_str(c, "test", 0, 16, &t, err) == -1)
+			continue;
+		if (store_delete_cell(&m->st, m->run, n, s, d, t, err) == -1) {
+			log_warnx("%s", err);
+			continue;
+		}
+		cJSON_DeleteItemFromArray(m->stored, k);
+		forgot++;
+	}
+	if (forgot)
+		log_info("resume: %d cells the tool did not measure are "
+		    "measured again", forgot);
+}
+
 int
 matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 {
@@ -454,8 +569,17 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 		free(m.h);
 		return EXIT_USAGE;
 	}
+	/* Before a run is stored: agents another coordinator holds are
+	 * waited for (Ctrl-C still just quits), or with --no-wait the run
+	 * does not start and leaves nothing behind. */
+	if (matrix_preflight(&m) == -1) {
+		matrix_preflight_free(&m);
+		free(m.h);
+		return EXIT_USAGE;
+	}
 	if (store_open(&m.st, o->db, err) == -1) {
 		fprintf(stderr, "cephfab: %s\n", err);
+		matrix_preflight_free(&m);
 		free(m.h);
 		return EXIT_RUNTIME;
 	}
@@ -466,6 +590,7 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 			fprintf(stderr, "cephfab: matrix: no run %lld in %s\n",
 			    (long long)o->resume, o->db);
 			store_close(&m.st);
+			matrix_preflight_free(&m);
 			free(m.h);
 			return EXIT_USAGE;
 		}
@@ -477,6 +602,7 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 		cJSON_Delete(opts);
 		m.run = o->resume;
 		m.stored = store_cells(&m.st, m.run);
+		resume_forget_unmeasured(&m);
 		matrix_stored_index(&m);
 		log_info("resuming run %lld: %d cells stored", (long long)m.run,
 		    cJSON_GetArraySize(m.stored));
@@ -497,6 +623,7 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 		if (m.run < 0) {
 			fprintf(stderr, "cephfab: %s\n", err);
 			store_close(&m.st);
+			matrix_preflight_free(&m);
 			free(m.h);
 			return EXIT_RUNTIME;
 		}
@@ -513,8 +640,12 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 	ev_signal_start(m.loop, &m.sigterm_w);
 	ev_idle_init(&m.pump_w, pump_cb);
 	m.pump_w.data = &m;
-	matrix_preflight(&m);
 	matrix_plan(&m);
+	/* A fresh run's plan: a run stored with fewer cells was not
+	 * completed (report says it is incomplete, not a pass). */
+	if (!o->resume && !m.oom && store_set_planned(&m.st, m.run, m.planned,
+	    err) == -1)
+		log_warnx("%s", err);
 	if (m.oom || m.round_end == NULL) {
 		/* Nothing has run: the stored run resumes as it is. */
 		fprintf(stderr, "cephfab: matrix run %lld: out of memory while "
@@ -530,11 +661,14 @@ matrix_run(struct inventory *inv, struct matrix_opts *io, int64_t *run)
 		run_retests(&m);
 	out_progress_done();
 	if (m.interrupted) {
+		/* Counted as runs and report count them: cells in the
+		 * store against the plan's. */
 		fprintf(stderr, "cephfab: matrix run %lld interrupted; %d of %d "
 		    "cells stored. Resume with: cephfab -i %s matrix --db %s "
-		    "--resume %lld\n", (long long)m.run, m.done, m.total,
-		    inv->path, o->db, (long long)m.run);
-		rc = EXIT_RUNTIME;
+		    "--resume %lld\n", (long long)m.run, store_count(&m.st,
+		    m.run), store_planned(&m.st, m.run), inv->path, o->db,
+		    (long long)m.run);
+		rc = EXIT_INCOMPLETE;
 	} else {
 		/* Measured: the caller reports the stored run (report/). */
 		rc = EXIT_PASS;

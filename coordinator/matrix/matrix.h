@@ -30,6 +30,14 @@ struct matrix_opts {
 	int modes;			/* MM_* bits */
 	uint32_t streams;
 	double secs;
+	/* Each bandwidth cell's rate each way, bits/s, split over its
+	 * streams (0: unpaced, or the smaller max_rate of the pair's
+	 * agents when one has it). */
+	uint64_t rate;
+	/* Agents running another coordinator's tests: refuse to start
+	 * (no_wait), or wait for them at most wait_max seconds. */
+	bool no_wait;
+	double wait_max;
 	int max_per_rack;
 	int concurrency;		/* probe cells at once */
 	int lat_mesh;			/* latency by 'mesh': 1 yes, 0 above

@@ -51,6 +51,9 @@ struct job {
 	bool eof, exited;
 	int status;
 	double t_start;			/* when it started, 0 before */
+	uint64_t pace;			/* a bandwidth cell's rate each way,
+					   bits/s (0: unpaced) */
+	ev_timer retry_w;		/* refused busy: runs again then */
 	bool finished;			/* stored (or skipped) */
 };
 
@@ -68,6 +71,10 @@ struct mrun {
 	int *round_end;			/* jobs of round r end at this index */
 	int nrounds;			/* entries before the sentinel */
 	int running, done, total;
+	int waiting;			/* cells waiting for a busy agent */
+	int busy_said;			/* such waits said on stderr */
+	int planned;			/* cells a complete run stores (a fresh
+					   run's plan; retests replace cells) */
 	bool interrupted;
 	bool oom;			/* planning ran out of memory */
 	double t0;
@@ -79,6 +86,11 @@ struct mrun {
 	unsigned char *stored_idx;	/* [net][test][a][b]: in the DB */
 	char **dead;			/* [host]: why its agent does not
 					   answer, NULL when it does */
+	/* [host]: its agent's limits (0: none, or not said): the plan
+	 * paces and fits the bandwidth cells within them. */
+	uint64_t *lim_rate;
+	unsigned *lim_streams;
+	double *lim_secs;
 	/* What the cells that ran took, per kind ([whole][test]): the
 	 * progress's estimate of what is left (eta.c). */
 	double eta_sum[2][NTESTS];
@@ -102,8 +114,9 @@ int matrix_retest_plan(struct mrun *m);
 void matrix_stored_index(struct mrun *m);
 
 /* matrix_preflight.c: matrix_preflight asks every agent for its status
- * at once and says once on stderr which do not answer (m->dead); returns
- * how many. matrix_dead_cell stores job j as lost when one of its agents
+ * at once, reads their limits, waits for agents another coordinator
+ * holds (or, --no-wait, returns -1: the run must not start), and says
+ * once on stderr which do not answer (m->dead); returns how many. matrix_dead_cell stores job j as lost when one of its agents
  * does not answer, and says whether it did; matrix_preflight_free. */
 int matrix_preflight(struct mrun *m);
 bool matrix_dead_cell(struct mrun *m, const struct job *j);

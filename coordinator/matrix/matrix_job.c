@@ -6,10 +6,47 @@
 
 #include <stdio.h>
 
+/* fit: a bandwidth cell within its two agents' limits: streams (each way;
+ * a --bidir test is twice as many on each agent), seconds, and the pace
+ * each way (--rate, else the smaller max_rate of the pair: an agent with
+ * max_rate refuses an unpaced test, which is the tool's limit, not the
+ * network's). j->pace keeps the pace for the verdict. */
+static void
+fit(struct job *j, uint32_t *streams, double *secs)
+{
+	struct mrun *m = j->m;
+	const struct matrix_opts *o = m->o;
+	uint32_t per = j->test == 0 ? 2 : 1, cap;
+	uint64_t lim = 0;
+	int k, h;
+
+	*streams = j->retest && o->streams < RETEST_STREAMS ? RETEST_STREAMS :
+	    o->streams;
+	*secs = o->secs;
+	for (k = 0; k < 2; k++) {
+		h = k ? j->b : j->a;
+		if (m->lim_streams && m->lim_streams[h] > 0) {
+			cap = m->lim_streams[h] / per;
+			if (cap < 1)
+				cap = 1;
+			if (*streams > cap)
+				*streams = cap;
+		}
+		if (m->lim_secs && m->lim_secs[h] > 0 && *secs > m->lim_secs[h])
+			*secs = m->lim_secs[h];
+		if (m->lim_rate && m->lim_rate[h] > 0 && (lim == 0 ||
+		    m->lim_rate[h] < lim))
+			lim = m->lim_rate[h];
+	}
+	j->pace = o->rate && (lim == 0 || o->rate < lim) ? o->rate : lim;
+}
+
 void
 matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
 {
 	const struct matrix_opts *o = j->m->o;
+	uint32_t streams;
+	double secs;
 	int k;
 
 	snprintf(bufs[0], 32, "%.1f", o->timeout);
@@ -80,9 +117,17 @@ matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
 		/* A retest spreads over more source ports, so that ECMP puts
 		 * flows on every member: the link localizer needs bad flows
 		 * through the faulty link and clean ones past it. */
-		snprintf(bufs[1], 32, "%u", j->retest && o->streams <
-		    RETEST_STREAMS ? RETEST_STREAMS : o->streams);
-		snprintf(bufs[2], 32, "%.1f", o->secs);
+		fit(j, &streams, &secs);
+		snprintf(bufs[1], 32, "%u", streams);
+		snprintf(bufs[2], 32, "%.1f", secs);
+		if (j->pace) {
+			/* pair paces each stream: the cell's pace each way
+			 * split over its streams. */
+			snprintf(bufs[5], 32, "%llu", (unsigned long long)
+			    (j->pace / streams));
+			argv[k++] = "--rate";
+			argv[k++] = bufs[5];
+		}
 		argv[k++] = "--bidir";
 		argv[k++] = "-P";
 		argv[k++] = bufs[1];
@@ -93,9 +138,16 @@ matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
 	case T_FANOUT:
 		/* One direction per cell; every cell of the load shares the
 		 * agents and starts at the same time. */
-		snprintf(bufs[1], 32, "%u", o->streams);
-		snprintf(bufs[2], 32, "%.1f", o->secs);
+		fit(j, &streams, &secs);
+		snprintf(bufs[1], 32, "%u", streams);
+		snprintf(bufs[2], 32, "%.1f", secs);
 		snprintf(bufs[4], 32, "%.3f", j->m->load_at);
+		if (j->pace) {
+			snprintf(bufs[5], 32, "%llu", (unsigned long long)
+			    (j->pace / streams));
+			argv[k++] = "--rate";
+			argv[k++] = bufs[5];
+		}
 		argv[k++] = "-P";
 		argv[k++] = bufs[1];
 		argv[k++] = "-t";

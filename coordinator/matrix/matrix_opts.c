@@ -16,6 +16,7 @@ matrix_opts_json(const struct matrix_opts *o)
 	cJSON_AddNumberToObject(opts, "modes", o->modes);
 	cJSON_AddNumberToObject(opts, "streams", o->streams);
 	cJSON_AddNumberToObject(opts, "seconds", o->secs);
+	cJSON_AddNumberToObject(opts, "rate", (double)o->rate);
 	cJSON_AddStringToObject(opts, "profile", o->prof.name);
 	cJSON_AddItemToObject(opts, "profile_full", profile_to_json(&o->prof));
 	return opts;
@@ -39,6 +40,8 @@ matrix_restore(const cJSON *opts, struct matrix_opts *o, bool all)
 			o->streams = (int)v;
 		if (json_get_double(opts, "seconds", 0.1, 3600, &v, err) == 0)
 			o->secs = v;
+		if (json_get_double(opts, "rate", 0, 1e13, &v, err) == 0)
+			o->rate = (uint64_t)v;
 	}
 	if (pf && o->prof_given && all)
 		fprintf(stderr, "cephfab: --resume judges by the run's own "

@@ -94,6 +94,11 @@ enqueue(struct mrun *m, int net, int test, int a, int b, bool retest)
 {
 	struct job *j, **q;
 
+	/* What the complete run stores: a cell each (the facts, a cell
+	 * per host, and the mesh, one per pair, are counted by their
+	 * callers); a retest replaces one. */
+	if (!retest)
+		m->planned++;
 	if (!retest && stored(m, net, test, a, b))
 		return 0;	/* --resume: measured already */
 	j = calloc(1, sizeof(*j));
@@ -122,6 +127,7 @@ enqueue_mesh(struct mrun *m, int net, int test)
 {
 	int a, b;
 
+	m->planned += m->n * (m->n - 1) / 2;
 	for (a = 0; a < m->n; a++)
 		for (b = a + 1; b < m->n; b++)
 			if (!stored(m, net, test, a, b)) {
@@ -177,10 +183,11 @@ matrix_plan(struct mrun *m)
 		if ((o->tests & MT_LAT) && mesh)
 			enqueue_mesh(m, net, 1);
 		if (o->ceph_conf && net == (o->nets & 1 ? 0 : 1) &&
-		    enqueue(m, 0, T_CEPHHB, -1, -1, true) == 0)
+		    ++m->planned && enqueue(m, 0, T_CEPHHB, -1, -1, true) == 0)
 			m->queue[m->nq - 1]->whole = true;
 		/* Once, with the first network: facts are per host. */
 		if ((o->tests & MT_FACTS) && net == (o->nets & 1 ? 0 : 1)) {
+			m->planned += m->n;
 			for (a = 0; a < m->n && stored(m, 0, T_FACTS, a, a);
 			    a++)
 				;

@@ -117,14 +117,15 @@ exchange_message(struct exchange_list *l, struct sess *s, const struct frame_hdr
 }
 
 void
-exchange_sess_closed(struct exchange_list *l, struct sess *s, const char *detail)
+exchange_sess_closed(struct exchange_list *l, struct sess *s,
+    enum conn_reason r, const char *detail)
 {
 	struct pex *x, *tmp;
 	char d[300];
 
 	TAILQ_FOREACH_SAFE(x, l, entry, tmp) {
 		if (!x->done && (x->resp == s || x->run == s)) {
-			snprintf(d, sizeof(d), "agent on %s: %s", s->host->name,
+			session_blame(d, sizeof(d), s->host->name, NULL, r,
 			    detail);
 			exchange_finish(x, "%s", d);
 		}

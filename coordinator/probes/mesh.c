@@ -280,8 +280,7 @@ mesh_closed(struct sess *s, enum conn_reason r, const char *detail)
 	struct mhost *x = s->udata;
 	char d[300];
 
-	(void)r;
-	snprintf(d, sizeof(d), "agent: %s", detail);
+	session_blame(d, sizeof(d), x->h->name, NULL, r, detail);
 	host_fail(x, d);
 }
 

@@ -300,12 +300,8 @@ pair_closed(struct sess *s, enum conn_reason r, const char *detail)
 	{
 		char why[CF_ERRLEN], seen[CF_ERRLEN];
 
-		snprintf(why, sizeof(why), "agent on %s (%s) %s: %s",
-		    s->host->name, side_name(p, s), r == CONN_R_UNREACHABLE ?
-		    "unreachable" : r == CONN_R_AUTH_FAILED ?
-		    "refused our key" : r == CONN_R_VERSION ?
-		    "speaks another protocol version" :
-		    "closed the connection", detail);
+		session_blame(why, sizeof(why), s->host->name,
+		    side_name(p, s), r, detail);
 		if (p->failed) {
 			/* The agent that went away is the cause; what the
 			 * other end saw first (a reset stream) follows. */

@@ -4,6 +4,7 @@
 #include "msg.h"
 #include "core/core.h"
 #include "json.h"
+#include "mtusearch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,14 +148,13 @@ probe_cmd_closed(struct sess *s, enum conn_reason r, const char *detail)
 {
 	struct pcmd *c = s->udata;
 
-	(void)r;
 	if (!c->started) {
-		snprintf(c->error, sizeof(c->error), "agent on %s: %s",
-		    s->host->name, detail);
+		session_blame(c->error, sizeof(c->error), s->host->name, NULL,
+		    r, detail);
 		ev_break(c->loop, EVBREAK_ALL);
 		return;
 	}
-	exchange_sess_closed(&c->pl, s, detail);
+	exchange_sess_closed(&c->pl, s, r, detail);
 }
 
 static void
@@ -414,7 +414,7 @@ probe_cmd_findings(const struct probe_cmd_opts *o, const cJSON *runs,
 		case PC_MTU:
 			if (json_get_double(res, "configured", 0, 1e6, &conf,
 			    err) == 0 && json_get_double(res, "path", 0, 1e6,
-			    &path, err) == 0 && path < conf)
+			    &path, err) == 0 && path < mtu_ceiling(conf))
 				finding(fs, "mtu_blackhole", "%s -> %s on the "
 				    "%s network: %.0f bytes configured, only "
 				    "%.0f cross", from, to, netname, conf, path);

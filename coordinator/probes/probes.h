@@ -177,7 +177,8 @@ void exchange_start(struct pex *x);
 int exchange_message(struct exchange_list *l, struct sess *s, const struct frame_hdr *h,
     const cJSON *body);
 /* exchange_sess_closed fails every unfinished exchange using s. */
-void exchange_sess_closed(struct exchange_list *l, struct sess *s, const char *detail);
+void exchange_sess_closed(struct exchange_list *l, struct sess *s,
+    enum conn_reason r, const char *detail);
 void exchange_free(struct exchange_list *l, struct pex *x);
 
 /*

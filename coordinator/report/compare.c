@@ -193,8 +193,12 @@ row(const char *name, const double *v, int n, const char *fmt, bool pct)
 		snprintf(x, sizeof(x), fmt, v[r]);
 		printf(" %12s", isfinite(v[r]) ? x : "-");
 	}
+	/* The change in percent where A is not zero, else as a difference
+	 * (loss 1096.6 -> 0.0 is -1096.6, not blank). */
 	if (n == 2 && pct && isfinite(v[0]) && isfinite(v[1]) && v[0] != 0)
 		snprintf(d, sizeof(d), "%+.1f%%", 100 * (v[1] - v[0]) / v[0]);
+	else if (n == 2 && isfinite(v[0]) && isfinite(v[1]))
+		snprintf(d, sizeof(d), "%+.1f", v[1] - v[0]);
 	printf(n == 2 ? " %9s\n" : "\n", d);
 }
 
@@ -381,6 +385,9 @@ compare_net(struct store *st, const char *db, const int64_t *runs, int n,
 		snprintf(key, sizeof(key), "errors_%c", 'a' + r);
 		cJSON_AddNumberToObject(o, key, count_findings(st, runs[r],
 		    net));
+		/* An incomplete run is never read as a pass beside another. */
+		snprintf(key, sizeof(key), "verdict_%c", 'a' + r);
+		cJSON_AddStringToObject(o, key, store_run_verdict(st, runs[r]));
 	}
 	pairs = cJSON_AddArrayToObject(o, "pairs");
 	nk = all_keys(s, n, keys_buf, CMP_MAX);
@@ -411,6 +418,10 @@ compare_net(struct store *st, const char *db, const int64_t *runs, int n,
 			v[r] = cset_stat(s[r], metrics[m].off, metrics[m].q);
 		row(metrics[m].name, v, n, metrics[m].fmt, metrics[m].pct);
 	}
+	printf("  %-22s", "verdict");
+	for (r = 0; r < n; r++)
+		printf(" %12s", store_run_verdict(st, runs[r]));
+	printf("\n");
 	for (r = 0; r < n; r++)
 		v[r] = count_findings(st, runs[r], net);
 	row("error findings", v, n, "%.0f", false);
@@ -450,12 +461,12 @@ compare_run(const char *db, const int64_t *runs, int n, bool json)
 			snprintf(err, sizeof(err), "out of memory");
 	for (r = 0; r < n && s[r]; r++)
 		continue;
-	if (r < n || store_open(&st, db, err) == -1) {
+	if (r < n || store_open_ro(&st, db, err) == -1) {
 		fprintf(stderr, "cephfab: compare: %s\n", err);
 		for (r = 0; r < n; r++)
 			free(s[r]);
 		cJSON_Delete(doc);
-		return EXIT_RUNTIME;
+		return r < n ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	for (r = 0; r < n; r++) {
 		cells[r] = store_cells(&st, runs[r]);

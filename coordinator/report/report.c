@@ -9,6 +9,7 @@
 #include "text.h"
 #include "matrix/matrix.h"
 #include "json.h"
+#include "mtusearch.h"
 #include "store/store.h"
 #include "facts/topology.h"
 #include "probes/probes.h"
@@ -28,6 +29,8 @@ struct cellv {
 					   socket dropped, buffer full */
 	double smin;			/* lowest path share x paths (1 =
 					   fair), NAN when one path */
+	double pace;			/* the bandwidth cell's pace each way,
+					   Gbit/s; NAN when unpaced */
 	int spaths, sunused, streams;
 	int lost, pbad, egress, skipped;
 	int pmeas;			/* the ports probe answered */
@@ -43,6 +46,9 @@ struct cellv {
 	/* The ports probe's ports that were not open, [{"port","state"}]:
 	 * the cell's "ports" (NULL when not measured). */
 	cJSON *pnot;
+	/* Its tests the tool did not measure, [{"test","cause","reason"}]
+	 * (NULL when none): shown, never judged as the network's. */
+	cJSON *nm;
 };
 
 static void
@@ -143,6 +149,10 @@ fold_bw(struct cellv *g, struct inv_host **h, int n, int a, int b,
 					cv->smin = sh * paths;
 		}
 
+		/* Paced (the agents' max_rate, matrix --rate): judged by
+		 * its pace as well as by the floor. */
+		if (json_get_double(data, "paced_bps", 1, 1e15, &v, err) == 0)
+			cv->pace = v / 1e9;
 		if (json_get_obj(x, k ? "sum_reverse" : "sum", &y,
 		    err) == -1)
 			continue;
@@ -251,8 +261,11 @@ fold_mtu(struct cellv *g, struct inv_host **h, int n, int a, int b,
 		j = report_host_index(h, n, to);
 		if (i < 0 || j < 0)
 			continue;
-		json_get_double(r, "configured", 0, 1e6,
-		    &g[i * n + j].mconf, err);
+		/* An older agent says loopback's 65536: what crosses is
+		 * at most 65535. */
+		if (json_get_double(r, "configured", 0, 1e6,
+		    &g[i * n + j].mconf, err) == 0)
+			g[i * n + j].mconf = mtu_ceiling(g[i * n + j].mconf);
 		json_get_double(r, "path", 0, 1e6, &g[i * n + j].mpath,
 		    err);
 		report_mtu_cut(r, &g[i * n + j].cut_near,
@@ -458,7 +471,27 @@ struct fold_acc {
 	struct inv_host **h;
 	int n, any;
 	struct rflows *flows, *stalled;	/* ok cells' flows, lost ones' */
+	struct umlist *um;		/* tests the tool did not measure */
 };
+
+/* note_unmeasured: a test of cell a -> b (and b -> a, but for the ports
+ * probe, which is one way) the tool did not measure. */
+static void
+note_unmeasured(struct cellv *g, int n, int a, int b, cJSON *e)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct cellv *cv = k ? &g[b * n + a] : &g[a * n + b];
+
+		if (k && strcmp(cJSON_GetObjectItem(e, "test")->valuestring,
+		    "ports") == 0)
+			break;
+		if (cv->nm == NULL)
+			cv->nm = cJSON_CreateArray();
+		cJSON_AddItemToArray(cv->nm, k ? cJSON_Duplicate(e, 1) : e);
+	}
+}
 
 /* fold_cb: one cell into the grid and into the flows, in one reading
  * (a large run's cells are parsed once, not once per use). */
@@ -466,7 +499,14 @@ static void
 fold_cb(const cJSON *c, void *arg)
 {
 	struct fold_acc *F = arg;
+	cJSON *e;
+	int a, b;
 
+	F->any = 1;
+	if (report_unmeasured_take(F->um, F->h, F->n, c, &a, &b, &e)) {
+		note_unmeasured(F->g, F->n, a, b, e);
+		return;
+	}
 	fold(F->g, F->h, F->n, c);
 	report_flows_cell(F->flows, c);
 	report_flows_cell(F->stalled, c);
@@ -482,6 +522,7 @@ grid_free(struct cellv *g, int n)
 		free(g[k].why);
 		free(g[k].ports);
 		cJSON_Delete(g[k].pnot);
+		cJSON_Delete(g[k].nm);
 		free(g[k].egress_what);
 		free(g[k].cut_near);
 		free(g[k].cut_far);
@@ -559,6 +600,9 @@ view_fill(struct mview *v, struct varrs *a, const struct cellv *g,
 		a->bw[8 * nn2 + i] = g[i * n + i].late;
 		a->bw[8 * nn2 + n + i] = g[i * n + i].drops;
 	}
+	for (k = 0; k < nn2; k++)
+		a->bw[8 * nn2 + 2 * n + k] = g[k].pace;
+	v->pace_gbps = a->bw + 8 * nn2 + 2 * n;
 }
 
 /* cells_json: every ordered pair's cell of the grid into carr. */
@@ -587,6 +631,9 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 			if (isfinite(cv->lp99))
 				cJSON_AddNumberToObject(cj, "rtt_loaded_p99_us",
 				    cv->lp99);
+			if (isfinite(cv->pace))
+				cJSON_AddNumberToObject(cj, "paced_gbps",
+				    cv->pace);
 			cJSON_AddItemToObject(cj, "path_mtu",
 			    num_or_null(cv->mpath));
 			cJSON_AddItemToObject(cj, "configured_mtu",
@@ -605,26 +652,32 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 			if (cv->lost)
 				cJSON_AddStringToObject(cj, "reason", cv->why ?
 				    cv->why : "lost");
+			if (cv->nm)
+				cJSON_AddItemToObject(cj, "not_measured",
+				    cJSON_Duplicate(cv->nm, 1));
 			cJSON_AddItemToArray(carr, cj);
 		}
 	}
 }
 
-/* report_net: one network's cells, findings and loads; its errors. */
+/* report_net: one network's cells, findings and loads; its errors, and
+ * in *unmeasured the tests of it the tool did not measure. */
 static int
 report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
-    const struct matrix_opts *o, int64_t run, struct store *st)
+    const struct matrix_opts *o, int64_t run, struct store *st,
+    int *unmeasured)
 {
 	const char *nn = net ? "cluster" : "public";
 	struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
 	struct varrs a;
 	struct rflows fl, fs_lost;
-	struct fold_acc F = { g, h, n, 0, &fl, &fs_lost };
+	struct umlist um = { NULL, 0, 0 };
+	struct fold_acc F = { g, h, n, 0, &fl, &fs_lost, &um };
 	struct mview v;
 	cJSON *nj;
 	int k, errors = 0;
 
-	a.bw = malloc(sizeof(double) * ((size_t)(n * n) * 8 + 2 * (size_t)n));
+	a.bw = malloc(sizeof(double) * ((size_t)(n * n) * 9 + 2 * (size_t)n));
 	a.ints = calloc((size_t)(n * n) * 6, sizeof(int));
 	a.strs = calloc((size_t)(n * n) * 5, sizeof(char *));
 	a.names = calloc((size_t)n, sizeof(char *));
@@ -633,7 +686,7 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		g[k].gbps = g[k].rpg = g[k].p50 = g[k].p99 = NAN;
 		g[k].mconf = g[k].mpath = g[k].lp99 = g[k].late = NAN;
 		g[k].drops = NAN;
-		g[k].smin = g[k].next_mtu = NAN;
+		g[k].smin = g[k].next_mtu = g[k].pace = NAN;
 	}
 	report_flows_init(&fl, h, n, false);
 	report_flows_init(&fs_lost, h, n, true);
@@ -649,6 +702,9 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		v.nstalled = fs_lost.n;
 		v.ports = fl.ports;
 		v.nports = fl.nports;
+		v.um = um.u;
+		v.num = um.n;
+		*unmeasured += um.n;
 		errors += findings_compute(&v, &o->prof, fs);
 		if (fl.n > 0)
 			cJSON_AddItemToObject(nj, "fabric",
@@ -658,6 +714,7 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 	}
 	report_flows_free(&fl);
 	report_flows_free(&fs_lost);
+	report_unmeasured_free(&um);
 	grid_free(g, n);
 	varrs_free(&a);
 	return errors;
@@ -665,11 +722,12 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 
 cJSON *
 report_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
-    struct store *st, int *errors)
+    struct store *st, bool measuring, int *errors)
 {
 	cJSON *doc = cJSON_CreateObject(), *hosts, *nets, *fs, *fh;
 	struct inv_host **h, *x;
-	int n = inv->nhosts, i, net;
+	int n = inv->nhosts, i, net, unmeasured = 0;
+	bool incomplete;
 
 	h = calloc((size_t)n, sizeof(*h));
 	i = 0;
@@ -706,7 +764,8 @@ report_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	fs = cJSON_AddArrayToObject(doc, "findings");
 	*errors = 0;
 	for (net = 0; net < 2; net++)
-		*errors += report_net(nets, fs, h, n, net, o, run, st);
+		*errors += report_net(nets, fs, h, n, net, o, run, st,
+		    &unmeasured);
 	/* The hosts' facts (--tests facts): topology findings and the paths
 	 * summary beside the numbers. */
 	fh = cJSON_CreateArray();
@@ -717,7 +776,13 @@ report_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	}
 	cJSON_Delete(fh);
 	store_each(st, run, "ceph", "heartbeats", ceph_join, doc);
-	cJSON_AddStringToObject(doc, "verdict", *errors ? "fail" : "pass");
+	incomplete = report_completeness(doc, fs, st, run, measuring,
+	    unmeasured);
+	/* A measured fault fails the run whatever else is missing; a run
+	 * that found nothing but did not measure everything is not a
+	 * pass. */
+	cJSON_AddStringToObject(doc, "verdict", *errors ? "fail" : incomplete ?
+	    "incomplete" : "pass");
 	free(h);
 	return doc;
 }

@@ -29,9 +29,12 @@ int report_inventory(const char *db, int64_t run, const char *given,
     struct inventory *inv, char *err);
 
 struct store;
-/* report_build reads the run's cells from st one at a time. */
+/* report_build reads the run's cells from st one at a time; measuring:
+ * the matrix that measured the run renders it (so its end is not yet
+ * stored). Its "verdict" is "fail" (*errors > 0), "incomplete" (tests not
+ * measured, or a run that did not finish) or "pass". */
 cJSON *report_build(struct inventory *inv, const struct matrix_opts *o,
-    int64_t run, struct store *st, int *errors);
+    int64_t run, struct store *st, bool measuring, int *errors);
 /* The terminal's matrices ('--show'): 0 is the default, every measured
  * one of Gbit/s, loss retransmits and RTT, or MTU and ports when a run
  * measured neither. */

@@ -227,36 +227,58 @@ report_prom(const cJSON *doc, const char *path, char *err)
 	char e2[CF_ERRLEN];
 	struct out_file of;
 	FILE *fp;
-	static const struct { const char *name, *field, *help; double mul; }
-	    m[] = {
-		{ "cephfab_pair_bandwidth_bits_per_second", "gbps",
+	/* Base units, as Prometheus's naming and promtool ask: bytes, not
+	 * bits; seconds; a quantile label belongs to a summary, so each
+	 * quantile is a gauge of its own. */
+	static const struct {
+		const char *name, *field, *help;
+		double mul, div;
+		const char *fmt;
+	} m[] = {
+		{ "cephfab_pair_bandwidth_bytes_per_second", "gbps",
 		    "Throughput from src to dst measured by cephfab matrix.",
-		    1e9 },
+		    1e9, 8, "%.6g" },
 		{ "cephfab_pair_loss_retransmits_per_gigabyte",
 		    "loss_retransmits_per_gb",
 		    "TCP retransmits per GB sent from src to dst, not counting "
-		    "those the receiver reported as spurious.", 1 },
+		    "those the receiver reported as spurious.", 1, 1, "%.6g" },
+		{ "cephfab_pair_rtt_p50_seconds", "rtt_p50_us", "Median "
+		    "round-trip time of 2000-byte UDP probes.", 1, 1e6, "%.9f" },
+		{ "cephfab_pair_rtt_p99_seconds", "rtt_p99_us", "99th percentile "
+		    "round-trip time of 2000-byte UDP probes.", 1, 1e6, "%.9f" },
 	};
-	int k;
+	static const char *const verdicts[] = { "pass", "fail", "incomplete" };
+	const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItem(doc,
+	    "verdict"));
+	double nm = 0;
+	size_t k;
 
 	/* Written next to the target and renamed (out_file): the
 	 * textfile collector never reads half a file. */
 	if (out_file_open(&of, path, err) == -1)
 		return -1;
 	fp = of.f;
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name,
 		    m[k].help, m[k].name);
-		prom_cells(fp, nets, m[k].name, m[k].field, NULL, m[k].mul, 1,
-		    "%.6g");
+		prom_cells(fp, nets, m[k].name, m[k].field, NULL, m[k].mul,
+		    m[k].div, m[k].fmt);
 	}
-	fputs("# HELP cephfab_pair_rtt_seconds Round-trip time quantiles of "
-	    "2000-byte UDP probes.\n# TYPE cephfab_pair_rtt_seconds gauge\n",
-	    fp);
-	prom_cells(fp, nets, "cephfab_pair_rtt_seconds", "rtt_p50_us", "0.5",
-	    1, 1e6, "%.9f");
-	prom_cells(fp, nets, "cephfab_pair_rtt_seconds", "rtt_p99_us", "0.99",
-	    1, 1e6, "%.9f");
+	/* The verdict as a state set: an alert on 'incomplete' as well as
+	 * on 'fail' (a run that did not measure everything never passes). */
+	fputs("# HELP cephfab_matrix_verdict The verdict of the last matrix "
+	    "run (1 for the one it has).\n# TYPE cephfab_matrix_verdict "
+	    "gauge\n", fp);
+	for (k = 0; k < sizeof(verdicts) / sizeof(verdicts[0]); k++)
+		fprintf(fp, "cephfab_matrix_verdict{verdict=\"%s\"} %d\n",
+		    verdicts[k], verdict && strcmp(verdict, verdicts[k]) == 0);
+	json_opt_double(cJSON_GetObjectItem(doc, "completeness"),
+	    "tests_not_measured", 0, 1e12, 0, &nm, e2);
+	fprintf(fp, "# HELP cephfab_matrix_tests_not_measured Tests of the last "
+	    "matrix run the tool did not measure (agents' limits, busy or "
+	    "down agents, an interruption).\n# TYPE "
+	    "cephfab_matrix_tests_not_measured gauge\n"
+	    "cephfab_matrix_tests_not_measured %.0f\n", nm);
 	fputs("# HELP cephfab_findings Findings of the last matrix run by kind "
 	    "and severity.\n# TYPE cephfab_findings gauge\n", fp);
 	{
@@ -265,7 +287,7 @@ report_prom(const cJSON *doc, const char *path, char *err)
 		    "fabric_rate",
 		    "high_latency", "asymmetric", "mtu_blackhole",
 		    "port_blocked", "wrong_egress", "rack_uplink",
-		    "busy_host" };
+		    "busy_host", "not_measured" };
 		size_t i;
 
 		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -283,8 +305,12 @@ report_prom(const cJSON *doc, const char *path, char *err)
 					    e2);
 				}
 			}
+			/* A kind's severity whether or not it fired: a
+			 * label that moved would be a new series. */
 			if (strcmp(kinds[i], "high_latency") == 0 ||
-			    strcmp(kinds[i], "asymmetric") == 0)
+			    strcmp(kinds[i], "asymmetric") == 0 ||
+			    strcmp(kinds[i], "busy_host") == 0 ||
+			    strcmp(kinds[i], "not_measured") == 0)
 				sev = "warn";
 			fprintf(fp, "cephfab_findings{kind=\"%s\",severity=\"%s\"}"
 			    " %d\n", kinds[i], sev, cnt);
@@ -511,14 +537,20 @@ report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	struct store st;
 	char err[CF_ERRLEN];
 	cJSON *doc;
+	const char *verdict;
 	int errors = 0, rc = EXIT_PASS;
 	size_t k;
 
-	if (store_open(&st, o->db, err) == -1) {
+	/* A view of a stored run only reads: no database is made for a
+	 * path that has none (report --db typo.db). */
+	if ((finish ? store_open(&st, o->db, err) : store_open_ro(&st, o->db,
+	    err)) == -1) {
 		fprintf(stderr, "cephfab: %s\n", err);
-		return EXIT_RUNTIME;
+		return finish ? EXIT_RUNTIME : EXIT_USAGE;
 	}
-	if (store_count(&st, run) <= 0) {
+	/* A run interrupted before its first cell is still a run: its
+	 * plan says so, and it renders as incomplete. */
+	if (store_count(&st, run) <= 0 && store_planned(&st, run) <= 0) {
 		fprintf(stderr, "cephfab: no cells of run %lld in %s\n",
 		    (long long)run, o->db);
 		store_close(&st);
@@ -535,15 +567,18 @@ report_render(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 		cJSON_Delete(opts);
 		o = &ro;
 	}
-	doc = report_build(inv, o, run, &st, &errors);
+	doc = report_build(inv, o, run, &st, finish, &errors);
+	verdict = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "verdict"));
 	/* The run's own verdict is stored once, when it is measured;
 	 * rendering it again (another profile, say) is a view. */
 	if (finish)
-		store_finish(&st, run, errors ? "fail" : "pass",
-		    cJSON_GetObjectItem(doc, "findings"), err);
+		store_finish(&st, run, verdict, cJSON_GetObjectItem(doc,
+		    "findings"), err);
 	report_measured(doc, &st, run);
 	if (errors)
 		rc = EXIT_PROBLEMS;
+	else if (strcmp(verdict, "incomplete") == 0)
+		rc = EXIT_INCOMPLETE;
 	/* One thing on standard output: a file asked for as "-" takes the
 	 * table's place. */
 	if (o->json_stdout)

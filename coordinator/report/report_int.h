@@ -45,6 +45,28 @@ cJSON *report_flows_fabric(const struct rflows *F, double max_rpg);
 void report_mtu_cut(const cJSON *r, char **near, char **far,
     double *next_mtu);
 
+/* The tests of one network the tool did not measure (report_unmeasured.c),
+ * its strings owned. */
+struct umlist {
+	struct munmeasured *u;
+	int n, cap;
+};
+/* report_unmeasured_take: whether stored cell c is a test the tool itself
+ * did not measure (lost for a cause lost_cause_of says is not the
+ * network's). If so it is added to l, a and b are its hosts' indexes and
+ * *entry a new {"test", "cause", "reason"} for the cell's not_measured
+ * (the caller owns it). */
+bool report_unmeasured_take(struct umlist *l, struct inv_host **h, int n,
+    const cJSON *c, int *a, int *b, cJSON **entry);
+void report_unmeasured_free(struct umlist *l);
+/* report_completeness adds doc's "completeness" ({finished, cells_stored,
+ * cells_planned, cells_missing, tests_not_measured}) and, for a run that
+ * did not finish (measuring: the matrix renders the run it measured,
+ * which has finished), a not_measured warning to fs. True when the run
+ * is incomplete. */
+bool report_completeness(cJSON *doc, cJSON *fs, struct store *st,
+    int64_t run, bool measuring, int unmeasured);
+
 /* report_host_index: host name's index in h[0..n), -1 when not there. */
 int report_host_index(struct inv_host **h, int n, const char *name);
 /* report_load_sections (report_load.c) adds the network's all-to-all and

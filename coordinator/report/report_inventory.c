@@ -46,7 +46,7 @@ report_inventory(const char *db, int64_t run, const char *given,
 	cJSON *opts;
 	int rc;
 
-	if (store_open(&st, db, err) == -1)
+	if (store_open_ro(&st, db, err) == -1)
 		return -1;
 	opts = store_run_options(&st, run, path, sizeof(path));
 	store_close(&st);

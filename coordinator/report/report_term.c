@@ -209,6 +209,53 @@ static const struct metric {
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
+/* paced: the lowest pace of net's bandwidth cells, Gbit/s, 0 when none
+ * was paced. */
+static double
+paced(const cJSON *net)
+{
+	const cJSON *c;
+	double lo = 0, p;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells"))
+		if (isfinite(p = cnum(c, "paced_gbps")) && (lo == 0 || p < lo))
+			lo = p;
+	return lo;
+}
+
+/* not_measured: the word for metric k of cell c when the tool did not
+ * measure its test (the cell's not_measured), NULL when it did or the
+ * network failed it. */
+static const char *
+not_measured(const cJSON *c, size_t k)
+{
+	static const struct { const char *cause, *word; } words[] = {
+		{ "limit", "refused" }, { "busy", "busy" },
+		{ "agent_down", "down" }, { "interrupted", "stopped" },
+		{ "timeout", "timeout" },
+	};
+	const char *test = metrics[k].bit == SHOW_RTT ? "lat" :
+	    metrics[k].bit == SHOW_MTU ? "mtu" : metrics[k].bit == SHOW_PORTS ?
+	    "ports" : "bw";
+	const cJSON *e;
+	size_t w;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(c, "not_measured")) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "test"));
+		const char *cause = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "cause"));
+
+		if (t == NULL || cause == NULL || strcmp(t, test) != 0)
+			continue;
+		for (w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+			if (strcmp(words[w].cause, cause) == 0)
+				return words[w].word;
+		return "n/m";
+	}
+	return NULL;
+}
+
 /* measured_metrics: the bits of the metrics some cell has. */
 static unsigned
 measured_metrics(const cJSON *cells)
@@ -219,9 +266,10 @@ measured_metrics(const cJSON *cells)
 
 	cJSON_ArrayForEach(c, cells)
 		for (k = 0; k < NMETRICS; k++)
-			if (k == NMETRICS - 1 ? cJSON_IsArray(
+			if ((k == NMETRICS - 1 ? cJSON_IsArray(
 			    cJSON_GetObjectItem(c, metrics[k].key)) :
-			    isfinite(cnum(c, metrics[k].key)))
+			    isfinite(cnum(c, metrics[k].key))) ||
+			    not_measured(c, k))
 				have |= metrics[k].bit;
 	return have;
 }
@@ -236,6 +284,13 @@ grid_cell(const cJSON *c, size_t k, const double *lim, bool color,
 	double g = cnum(c, metrics[k].key);
 
 	json_get_str(c, "state", 0, 16, &st, err);
+	/* What the tool did not measure says why, never "lost": the test
+	 * of another metric of the same pair may have been measured. */
+	if ((k == NMETRICS - 1 || !isfinite(g)) && not_measured(c, k)) {
+		printf(" %s%7s%s", color ? "\033[33m" : "",
+		    not_measured(c, k), color ? "\033[0m" : "");
+		return;
+	}
 	if (strcmp(st, "lost") == 0) {
 		printf(" %s%7s%s", color ? "\033[35m" : "", "lost",
 		    color ? "\033[0m" : "");
@@ -360,6 +415,10 @@ network_matrices(const cJSON *doc, const cJSON *net, int n, unsigned show,
 		printf("%s network: %s, row %s column\n", net->string,
 		    metrics[k].title, metrics[k].verb);
 		grid(hosts, idx, n, k, lim, color, &skipped);
+		if (metrics[k].bit == SHOW_GBPS && paced(net) > 0)
+			printf("  paced at %.2f Gbit/s each way (the agents' "
+			    "max_rate, or --rate): a cell at its pace is not "
+			    "slow\n", paced(net));
 		if (metrics[k].bit == SHOW_GBPS)
 			printf("  floor %.2f Gbit/s (profile %s)%s\n%s\n",
 			    lim[0], dstr(doc, "profile"), color ?
@@ -368,6 +427,18 @@ network_matrices(const cJSON *doc, const cJSON *net, int n, unsigned show,
 			    /* The legend of a mark only where it is. */
 			    skipped ? "  mtu! = not measured: an MTU black "
 			    "hole on the path\n" : "");
+	}
+	{
+		const cJSON *c;
+		bool nm = false;
+
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(net, "cells"))
+			nm = nm || cJSON_GetObjectItem(c, "not_measured");
+		if (nm && show)
+			printf("  refused, busy, down, stopped, timeout = not "
+			    "measured, for a cause of the tool's own (the "
+			    "agent's limit, another coordinator, the agent, "
+			    "an interruption): see the findings\n");
 	}
 	cJSON_ArrayForEach(ld, cJSON_GetObjectItem(net, "load"))
 		matrix_load_terminal(ld, net->string, color);
@@ -416,6 +487,17 @@ report_terminal(const cJSON *doc, bool color, unsigned show)
 		cJSON_ArrayForEach(c, f)
 			if (finding_rank(c) == pass)
 				term_finding(c, color);
-	printf("verdict: %s\n", dstr(doc, "verdict"));
+	printf("verdict: %s", dstr(doc, "verdict"));
+	if (strcmp(dstr(doc, "verdict"), "incomplete") == 0) {
+		const cJSON *cp = cJSON_GetObjectItem(doc, "completeness");
+		double nm = 0, miss = 0;
+
+		json_opt_double(cp, "tests_not_measured", 0, 1e12, 0, &nm, err);
+		json_opt_double(cp, "cells_missing", 0, 1e12, 0, &miss, err);
+		/* Not a pass, and says what it lacks. */
+		printf(" (%.0f tests not measured, %.0f cells missing; "
+		    "matrix --resume completes it)", nm, miss);
+	}
+	printf("\n");
 	fflush(stdout);
 }

@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -17,7 +19,9 @@ static const char *store_schema =
     "src TEXT, dst TEXT, test TEXT, state TEXT, data TEXT, "
     "PRIMARY KEY (run, network, src, dst, test));"
     "CREATE TABLE IF NOT EXISTS findings (run INTEGER PRIMARY KEY, "
-    "data TEXT);";
+    "data TEXT);"
+    "CREATE TABLE IF NOT EXISTS plans (run INTEGER PRIMARY KEY, "
+    "cells INTEGER);";
 
 /* db_result: rc, with SQLite's last error (and the file) in err when it
  * is -1. */
@@ -52,6 +56,29 @@ store_open(struct store *s, const char *path, char *err)
 		s->db = NULL;
 		return -1;
 	}
+	return 0;
+}
+
+int
+store_open_ro(struct store *s, const char *path, char *err)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	if (access(path, F_OK) == -1) {
+		snprintf(err, CF_ERRLEN, "%s: no results database there (%s)",
+		    path, strerror(errno));
+		return -1;
+	}
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK || sqlite3_exec(s->db, "SELECT count(*) FROM runs",
+	    NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, CF_ERRLEN, "%s: not a results database (%s)",
+		    path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		sqlite3_close(s->db);
+		s->db = NULL;
+		return -1;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
 	return 0;
 }
 
@@ -320,14 +347,112 @@ store_finish(struct store *s, int64_t run, const char *verdict,
 	return db_result(s, rc, err);
 }
 
+int
+store_delete_cell(struct store *s, int64_t run, const char *net,
+    const char *src, const char *dst, const char *test, char *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM cells WHERE run = ? AND "
+	    "network = ? AND src = ? AND dst = ? AND test = ?", -1, &st,
+	    NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_text(st, 2, net, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, src, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, dst, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, test, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+	}
+	return db_result(s, rc, err);
+}
+
+int
+store_set_planned(struct store *s, int64_t run, int cells, char *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO plans VALUES "
+	    "(?, ?)", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int(st, 2, cells);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+	}
+	return db_result(s, rc, err);
+}
+
+int
+store_planned(struct store *s, int64_t run)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	/* A database of an older version has no plans table. */
+	if (sqlite3_prepare_v2(s->db, "SELECT cells FROM plans WHERE run = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+bool
+store_run_finished(struct store *s, int64_t run)
+{
+	sqlite3_stmt *st;
+	bool done = false;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT verdict FROM runs WHERE id = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		done = sqlite3_column_type(st, 0) != SQLITE_NULL;
+	sqlite3_finalize(st);
+	return done;
+}
+
+const char *
+store_run_verdict(struct store *s, int64_t run)
+{
+	static const char *const known[] = { "pass", "fail", "incomplete" };
+	sqlite3_stmt *st;
+	const char *v = "incomplete";
+	size_t k;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT verdict FROM runs WHERE id = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return v;
+	sqlite3_bind_int64(st, 1, run);
+	/* One of the words it stores, never the row's own text, which
+	 * dies with the statement. */
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			if (strcmp((const char *)sqlite3_column_text(st, 0),
+			    known[k]) == 0)
+				v = known[k];
+	sqlite3_finalize(st);
+	return v;
+}
+
 cJSON *
 store_runs(struct store *s)
 {
 	sqlite3_stmt *st;
 	cJSON *arr = cJSON_CreateArray();
 
+	/* A database of an older version has no plans table. */
 	if (sqlite3_prepare_v2(s->db, "SELECT id, started, inventory, verdict, "
-	    "finished, (SELECT count(*) FROM cells WHERE run = runs.id) "
+	    "finished, (SELECT count(*) FROM cells WHERE run = runs.id), "
+	    "(SELECT cells FROM plans WHERE run = runs.id) "
+	    "FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(s->db, "SELECT id, started, inventory, verdict, "
+	    "finished, (SELECT count(*) FROM cells WHERE run = runs.id), NULL "
 	    "FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK)
 		return arr;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -341,11 +466,17 @@ store_runs(struct store *s)
 		v = (const char *)sqlite3_column_text(st, 2);
 		cJSON_AddStringToObject(r, "inventory", v ? v : "");
 		v = (const char *)sqlite3_column_text(st, 3);
-		cJSON_AddStringToObject(r, "verdict", v ? v : "unfinished");
+		/* Never measured to its end: interrupted, or still running. */
+		cJSON_AddStringToObject(r, "verdict", v ? v : "incomplete");
 		v = (const char *)sqlite3_column_text(st, 4);
 		cJSON_AddStringToObject(r, "finished", v ? v : "");
 		cJSON_AddNumberToObject(r, "cells",
 		    (double)sqlite3_column_int64(st, 5));
+		if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+			cJSON_AddNullToObject(r, "planned");
+		else
+			cJSON_AddNumberToObject(r, "planned",
+			    (double)sqlite3_column_int64(st, 6));
 		cJSON_AddItemToArray(arr, r);
 	}
 	sqlite3_finalize(st);

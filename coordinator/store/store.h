@@ -10,6 +10,7 @@
 #ifndef CF_STORE_H
 #define CF_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -29,6 +30,10 @@ struct store {
 
 /* store_open opens or creates the database; -1 with err. */
 int store_open(struct store *s, const char *path, char *err);
+/* store_open_ro opens an existing database read-only, for the commands
+ * that only read (report, runs, compare): a path with no database is an
+ * error ("PATH: no results database there"), and no file is made. */
+int store_open_ro(struct store *s, const char *path, char *err);
 void store_close(struct store *s);
 /* store_begin / store_commit: many cells in one transaction (a mesh's
  * pairs all complete at once); commit failing rolls the batch back. */
@@ -65,7 +70,22 @@ int store_finish(struct store *s, int64_t run, const char *verdict,
 /* store_findings: a finished run's findings array (caller frees; empty
  * when the run has none or is unfinished). */
 cJSON *store_findings(struct store *s, int64_t run);
-/* store_runs: [{id, started, inventory, verdict, finished, cells}] */
+/* store_delete_cell forgets one cell (a resumed run measures again what
+ * the tool did not measure the first time). */
+int store_delete_cell(struct store *s, int64_t run, const char *net,
+    const char *src, const char *dst, const char *test, char *err);
+/* store_set_planned records how many cells a complete run stores (the
+ * matrix's plan); store_planned reads it, -1 when unknown (a run of an
+ * older version). store_run_finished: whether the run was measured to
+ * its end (its verdict stored). */
+int store_set_planned(struct store *s, int64_t run, int cells, char *err);
+int store_planned(struct store *s, int64_t run);
+bool store_run_finished(struct store *s, int64_t run);
+/* store_run_verdict: the run's stored verdict ("pass", "fail",
+ * "incomplete"), "incomplete" for a run never measured to its end. */
+const char *store_run_verdict(struct store *s, int64_t run);
+/* store_runs: [{id, started, inventory, verdict, finished, cells,
+ * planned}] (planned: null when unknown) */
 cJSON *store_runs(struct store *s);
 
 #endif

@@ -145,10 +145,19 @@ slow_cells(struct fctx *c)
 	int i, j;
 
 	for (i = 0; i < c->n; i++)
-		for (j = 0; j < c->n; j++)
-			if (i != j && v->gbps && isfinite(AT(v->gbps, i, j)) &&
-			    AT(v->gbps, i, j) < c->thr && !AT(c->done, i, j))
+		for (j = 0; j < c->n; j++) {
+			double g = v->gbps ? AT(v->gbps, i, j) : NAN;
+			double pace = v->pace_gbps ? AT(v->pace_gbps, i, j) :
+			    NAN;
+
+			/* A paced cell within 10 % of its pace ran as fast
+			 * as it was allowed to: not slow, whatever the
+			 * floor. */
+			if (i != j && isfinite(g) && g < c->thr &&
+			    !(isfinite(pace) && g >= 0.9 * pace) &&
+			    !AT(c->done, i, j))
 				AT(c->slow, i, j) = 1;
+		}
 }
 
 /* is_slow_host: most of host i's cells, both ways, are slow while the
@@ -704,7 +713,8 @@ check_directions(struct fctx *c)
 /* The network checks in order: what explains a cell marks it done before
  * the checks after it look. */
 static net_check *const net_checks[] = {
-	mtu_explains, rootcause_unreachable, rootcause_mtu_links,
+	check_unmeasured, mtu_explains, rootcause_unreachable,
+	rootcause_mtu_links,
 	check_unreachable, slow_cells,
 	rootcause_rate, rootcause_links, check_slow_host, check_rack_uplink,
 	rootcause_lossy,

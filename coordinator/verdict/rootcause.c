@@ -160,80 +160,11 @@ pair_lost(const struct fctx *c, int i, int j)
 	    AT(v->mtu_path, j, i) <= 0)))) && !AT(c->done, i, j);
 }
 
-/* names_agent: whether why (a lost cell's reason) says host name's agent
- * failed: "agent on NAME: ...", as the tests and the preflight say. */
-static bool
-names_agent(const char *why, const char *name)
-{
-	size_t n = strlen(name);
-
-	return why != NULL && strncmp(why, "agent on ", 9) == 0 &&
-	    strncmp(why + 9, name, n) == 0 && why[9 + n] == ':';
-}
-
-/* agent_down: host h's own agent is what failed, a fact, not an
- * inference: every direction with h is lost, and the reasons name h's
- * agent and no other. So it needs no three peers, as the tally's
- * inference does (a dead agent of three hosts was two pair findings). */
-static bool
-agent_down(const struct fctx *c, int h, const char **why)
-{
-	const struct mview *v = c->v;
-	int j, k, named = 0;
-
-	if (v->lost_why == NULL)
-		return false;
-	for (j = 0; j < c->n; j++) {
-		if (j == h)
-			continue;
-		if (!pair_lost(c, h, j))
-			return false;
-		for (k = 0; k < 2; k++) {
-			const char *w = k ? AT(v->lost_why, j, h) :
-			    AT(v->lost_why, h, j);
-
-			if (w == NULL)
-				continue;
-			if (!names_agent(w, v->names[h]))
-				return false;
-			*why = w;
-			named++;
-		}
-	}
-	return named > 0;
-}
-
-/* rootcause_agents: one finding per host whose agent did not answer,
- * its pairs explained by it. */
-static void
-rootcause_agents(struct fctx *c, unsigned char *taken, unsigned char *picked)
-{
-	const struct mview *v = c->v;
-	const char *why = NULL;
-	int h, j;
-	cJSON *f;
-
-	for (h = 0; h < c->n; h++) {
-		if (!agent_down(c, h, &why))
-			continue;
-		picked[h] = 1;
-		/* The reason without its "agent on H: ". */
-		why += 9 + strlen(v->names[h]) + 2;
-		f = host_finding(c, "unreachable", h, "agent", "start the "
-		    "agent on this host (systemctl status cephfab-agent) or "
-		    "correct its address in the inventory", "the agent on %s "
-		    "does not answer, so nothing with it was measured on the "
-		    "%s network: %s", v->names[h], v->net, why);
-		finding_num(f, "directions", take(c, h, pair_lost, taken, f));
-		for (j = 0; j < c->n; j++)
-			if (j != h)
-				AT(c->done, h, j) = AT(c->done, j, h) = 1;
-	}
-}
-
-/* rootcause_unreachable: a host no peer could measure (its agent down, its
- * link cut): one finding, and its pairs are not each unreachable. Not when
- * nothing at all was measured: that is the coordinator's own view. */
+/* rootcause_unreachable: a host no peer could measure (its link cut): one
+ * finding, and its pairs are not each unreachable. Not when nothing at
+ * all was measured: that is the coordinator's own view. An agent that
+ * does not answer is not here: the report puts its tests among those the
+ * tool did not measure (unmeasured.c), a warning at the agent. */
 void
 rootcause_unreachable(struct fctx *c)
 {
@@ -246,8 +177,6 @@ rootcause_unreachable(struct fctx *c)
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->n; j++)
 			other += i != j && !pair_lost(c, i, j);
-	if (taken && picked && other > 0)
-		rootcause_agents(c, taken, picked);
 	while (taken && picked && other > 0 &&
 	    (h = next_host(c, pair_measured, pair_lost, taken, picked)) >= 0) {
 		const char *why = "no answer";

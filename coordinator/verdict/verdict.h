@@ -55,6 +55,27 @@ struct mport {
 	int host;
 };
 
+/* A test of a cell that was not measured (its stored reason): the
+ * verdict tells the tool's own causes (unmeasured.c) from the network's. */
+struct munmeasured {
+	int src, dst;
+	const char *test;		/* "bw", "lat", ... */
+	const char *why;
+};
+
+/* Why a test was not measured: the network's (a path that passes
+ * nothing), or the tool's own, which is never a network finding. */
+enum lost_cause {
+	LOST_NETWORK, LOST_LIMIT, LOST_BUSY, LOST_AGENT, LOST_INTERRUPTED,
+	LOST_TIMEOUT, LOST_NCAUSES
+};
+extern const char *const lost_cause_names[LOST_NCAUSES];
+/* lost_cause_of: the cause a stored reason names; agent (asz bytes): the
+ * host whose agent the reason names, holder: the coordinator that held a
+ * busy agent ("" when none). */
+enum lost_cause lost_cause_of(const char *why, char *agent, size_t asz,
+    char *holder, size_t hsz);
+
 struct mview {
 	const char *net;
 	int n;
@@ -97,6 +118,15 @@ struct mview {
 	 * (NAN when unknown; may be NULL): a thread that did not read in
 	 * time, the host's loss, not the network's. */
 	const double *host_drops;
+	/* Tests not measured for a cause that is not the network's (the
+	 * report puts a lost test here when lost_cause_of says so, and
+	 * not in lost): one warning per cause and place (may be NULL). */
+	const struct munmeasured *um;
+	int num;
+	/* Per direction: the pace a bandwidth cell ran at, Gbit/s (NAN:
+	 * unpaced; may be NULL). A cell at its pace is not slow: the
+	 * agents' max_rate, or --rate, chose it. */
+	const double *pace_gbps;
 };
 
 /* finding_new appends a finding to out (an array) and returns it: kind,

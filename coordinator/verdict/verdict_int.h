@@ -53,6 +53,10 @@ void findings_evidence_pair(cJSON *f, const struct mview *v, int i, int j);
  * every pair runs at one rate below the floor. Each marks the cells it
  * explains as done. */
 void rootcause_unreachable(struct fctx *c);
+/* unmeasured.c: the tests the tool did not measure, one warning per cause
+ * and place (an agent's limit, a coordinator holding agents, an agent
+ * down, an interrupted run). */
+void check_unmeasured(struct fctx *c);
 void rootcause_mtu(struct fctx *c);
 void rootcause_ports(struct fctx *c);
 void rootcause_lossy(struct fctx *c);

@@ -107,7 +107,7 @@ for line in open(sys.argv[1]):
     for kv in m.group(2).split(","):
         assert re.fullmatch(r'[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"', kv), kv
     float(m.group(3))
-assert "cephfab_pair_bandwidth_bits_per_second" in seen_type
+assert "cephfab_pair_bandwidth_bytes_per_second" in seen_type
 PY
 # The HTML in a real browser: headless Chromium runs its script; the grid
 # has n x n cells per network, the findings render, a screenshot is made.

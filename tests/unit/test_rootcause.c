@@ -188,10 +188,10 @@ test_dead_host(void **state)
 	expect("unreachable|h4", 1);
 }
 
-/* A dead agent among three hosts: two peers are too few to infer a
- * host from its pairs, but the reasons say its agent did not answer,
- * which is a fact: one finding at the host, not one per pair. A dead
- * path (reasons that name no agent) stays two pair findings. */
+/* A dead agent among three hosts: its tests are the tool's own gap, not
+ * the network's: one warning at the agent (not_measured, agent_down),
+ * no error, so the run is incomplete, not failed. A dead path (lost
+ * cells whose reasons name no agent) stays two pair findings. */
 static void
 test_dead_agent_three_hosts(void **state)
 {
@@ -200,19 +200,21 @@ test_dead_agent_three_hosts(void **state)
 	double d3[3] = { 0, 0, 0 };
 	int lo3[9] = { 0 }, pb3[9] = { 0 };
 	const char *pw3[9] = { NULL }, *w3[9] = { NULL };
+	struct munmeasured um[4];
 	struct mview v = { .net = "public", .n = 3, .names = n3,
 	    .gbps = b3, .rpg = r3, .mtu_conf = c3, .mtu_path = p3,
 	    .lost = lo3, .lost_why = w3, .ports_bad = pb3,
 	    .ports_what = pw3, .p99 = q3, .host_late_us = l3,
 	    .host_drops = d3 };
-	const char *refused = "agent on c: connect to 10.0.0.3:7470: "
-	    "Connection refused";
+	const char *refused = "agent on c unreachable: connect to "
+	    "10.0.0.3:7470: Connection refused";
 	cJSON *out, *f;
-	int i, k;
+	int i, k, nu;
 
 	(void)state;
 	healthy();
 	for (k = 0; k < 2; k++) {
+		nu = 0;
 		for (i = 0; i < 9; i++) {
 			int self = i / 3 == i % 3, dead = !self &&
 			    (i / 3 == 2 || i % 3 == 2);
@@ -221,24 +223,138 @@ test_dead_agent_three_hosts(void **state)
 			r3[i] = self || dead ? NAN : 1;
 			c3[i] = p3[i] = self || dead ? NAN : 9000;
 			q3[i] = self || dead ? NAN : 150;
-			lo3[i] = dead;
-			w3[i] = dead ? (k ? "no route to host" : refused) :
-			    NULL;
+			/* The report: the agent's failure is not measured,
+			 * the path's is lost. */
+			lo3[i] = dead && k;
+			w3[i] = dead && k ? "no route to host" : NULL;
+			if (dead && !k && i / 3 < i % 3)
+				um[nu++] = (struct munmeasured){ i / 3, i % 3,
+				    "bw", refused };
 		}
+		v.um = k ? NULL : um;
+		v.num = k ? 0 : nu;
 		out = cJSON_CreateArray();
-		assert_int_equal(findings_compute(&v, &prof, out), k ? 2 : 1);
+		assert_int_equal(findings_compute(&v, &prof, out), k ? 2 : 0);
 		if (k == 0) {
+			assert_int_equal(cJSON_GetArraySize(out), 1);
 			f = cJSON_GetArrayItem(out, 0);
 			assert_string_equal(cJSON_GetObjectItem(f,
-			    "kind")->valuestring, "unreachable");
+			    "kind")->valuestring, "not_measured");
+			assert_string_equal(cJSON_GetObjectItem(f,
+			    "severity")->valuestring, "warn");
 			assert_string_equal(cJSON_GetObjectItem(
 			    cJSON_GetObjectItem(f, "location"),
-			    "where")->valuestring, "agent");
-			assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(
-			    cJSON_GetObjectItem(f, "evidence"), "pairs")), 4);
+			    "scope")->valuestring, "agent");
+			assert_string_equal(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(f, "location"),
+			    "host")->valuestring, "c");
+			assert_string_equal(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(f, "evidence"),
+			    "cause")->valuestring, "agent_down");
 		}
 		cJSON_Delete(out);
 	}
+}
+
+/* The stored reasons, as the coordinator words them, and the cause each
+ * names: only what the network did is the network's. */
+static void
+test_lost_causes(void **state)
+{
+	static const struct { const char *why, *agent, *holder; int cause; }
+	    cases[] = {
+		{ "agent on h3 (B) refused: limit max_rate = 2000 Mbit/s: an "
+		    "unpaced test asked", "h3", "", LOST_LIMIT },
+		{ "agent on h2 (A) refused: limit max_streams = 4: 8 streams "
+		    "asked", "h2", "", LOST_LIMIT },
+		{ "agent on h1 (A) refused: agent h1 is running test ab12 for "
+		    "coordinator ops1 (started 3 s ago, about 2 s left)", "h1",
+		    "coordinator ops1", LOST_BUSY },
+		{ "agent on h4 (B) unreachable: connect: Connection refused",
+		    "h4", "", LOST_AGENT },
+		{ "agent on h4 unreachable: connect: Connection refused", "h4",
+		    "", LOST_AGENT },
+		{ "agent on h5: no answer (before the run)", "h5", "",
+		    LOST_AGENT },
+		{ "agent on h2 did not report the end of the test (it went "
+		    "away mid-test)", "h2", "", LOST_AGENT },
+		{ "agent on h2 (A) closed the connection: EOF", "h2", "",
+		    LOST_AGENT },
+		{ "interrupted (signal 2)", "", "", LOST_INTERRUPTED },
+		{ "no result (the test was killed)", "", "", LOST_TIMEOUT },
+		/* The network's: the agent measured and the path failed. */
+		{ "agent on h2: connect to 10.0.0.3:5201: No route to host",
+		    "h2", "", LOST_NETWORK },
+		{ "no reply to any probe either way", "", "", LOST_NETWORK },
+		{ "setting up the test took longer than 15 s", "", "",
+		    LOST_NETWORK },
+		{ NULL, "", "", LOST_NETWORK },
+	};
+	char agent[64], holder[128];
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		assert_int_equal(lost_cause_of(cases[k].why, agent,
+		    sizeof(agent), holder, sizeof(holder)), cases[k].cause);
+		assert_string_equal(agent, cases[k].agent);
+		assert_string_equal(holder, cases[k].holder);
+		/* Without buffers: the same cause. */
+		assert_int_equal(lost_cause_of(cases[k].why, NULL, 0, NULL, 0),
+		    cases[k].cause);
+	}
+}
+
+/* Every bandwidth test refused by three agents' max_rate, the latency
+ * measured: one warning per agent and limit, no network finding, and the
+ * RTTs still judged (a high one is still found). */
+static void
+test_refused_by_limit(void **state)
+{
+	struct munmeasured um[N * N];
+	struct mview v = { .net = "cluster", .n = N, .names = names,
+	    .gbps = bw, .rpg = rpg, .mtu_conf = mc, .mtu_path = mp,
+	    .lost = lost, .lost_why = why, .ports_bad = pbad,
+	    .ports_what = pwhat, .p99 = p99, .host_late_us = late,
+	    .host_drops = drops };
+	static char rwhy[N][128];
+	cJSON *out, *f;
+	int i, j, nu = 0, nw = 0, lat = 0;
+
+	(void)state;
+	healthy();
+	for (i = 0; i < N; i++)
+		snprintf(rwhy[i], sizeof(rwhy[i]), "agent on h%d (B) refused: "
+		    "limit max_rate = 2000 Mbit/s: an unpaced test asked",
+		    i + 1);
+	for (i = 0; i < N; i++)
+		for (j = i + 1; j < N; j++) {
+			bw[i * N + j] = bw[j * N + i] = NAN;
+			rpg[i * N + j] = rpg[j * N + i] = NAN;
+			um[nu++] = (struct munmeasured){ i, j, "bw", rwhy[j] };
+		}
+	/* A high RTT on one pair is still found beside them. */
+	p99[1 * N + 2] = p99[2 * N + 1] = 9000;
+	v.um = um;
+	v.num = nu;
+	out = cJSON_CreateArray();
+	assert_int_equal(findings_compute(&v, &prof, out), 0);
+	cJSON_ArrayForEach(f, out) {
+		if (strcmp(cJSON_GetObjectItem(f, "kind")->valuestring,
+		    "high_latency") == 0) {
+			lat++;
+			continue;
+		}
+		assert_string_equal(cJSON_GetObjectItem(f, "kind")->valuestring,
+		    "not_measured");
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f,
+		    "evidence"), "limit")->valuestring, "max_rate");
+		nw++;
+	}
+	/* h1 refuses none (it is never the B side here): N - 1 agents. */
+	assert_int_equal(nw, N - 1);
+	assert_int_equal(lat, 1);
+	cJSON_Delete(out);
 }
 
 /* Loss on h2's port: every pair with h2; a lossy pair alone stays one. */
@@ -414,6 +530,7 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_mtu_two_hosts_and_a_pair),
     cmocka_unit_test(test_host_filter), cmocka_unit_test(test_dead_host),
     cmocka_unit_test(test_dead_agent_three_hosts),
+    cmocka_unit_test(test_lost_causes), cmocka_unit_test(test_refused_by_limit),
     cmocka_unit_test(test_lossy_host_and_pair),
     cmocka_unit_test(test_two_peers_no_host),
     cmocka_unit_test(test_fabric_rate), cmocka_unit_test(test_four_faults),
