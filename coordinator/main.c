@@ -367,10 +367,21 @@ main(int argc, char **argv)
 		return run(c, &g, argc, argv);
 	/* Options may also follow the command word: "hosts --json". */
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+i:k:jC:v", global_opts,
-	    NULL)) != -1)
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:i:k:jC:v", global_opts,
+	    NULL)) != -1) {
+		/* One line naming the command and the option, not getopt's
+		 * line and the global page. */
+		if (ch == '?' || ch == ':') {
+			fprintf(stderr, "cephfab: %s: %s '%s' (cephfab %s --help "
+			    "lists its options)\n", c->name, ch == ':' ?
+			    "no value for" : "unknown option", argv[optind - 1],
+			    c->name);
+			return EXIT_USAGE;
+		}
 		if (global_opt(&g, ch, true, &rc) != 0)
 			return rc;
+	}
 	argc -= optind - 1;
 	argv += optind - 1;
 	if (rc != EXIT_PASS)

@@ -10,6 +10,9 @@
 #include <stddef.h>
 
 #define CHILD_STDERR	0x1	/* stderr into the output too */
+/* stderr kept apart; when the child exits non-zero, its last line (the
+ * CLI's own "Error ...: why") is in err, "" when it said nothing */
+#define CHILD_ERRLINE	0x2
 
 /* child_run runs argv[0] (PATH searched) with stdin from /dev/null.
  * It gets no descriptor of ours but stdin, stdout and stderr, and the

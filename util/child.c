@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -80,6 +81,33 @@ reap(pid_t pid, double end, int *st)
 	}
 }
 
+/* last_line: the last non-empty line of what fd holds (its last 4 KiB),
+ * printable, into err. */
+static void
+last_line(int fd, char *err)
+{
+	char b[4097], *e, *l;
+	off_t end = lseek(fd, 0, SEEK_END);
+	ssize_t r;
+
+	err[0] = '\0';
+	if (end <= 0)
+		return;
+	r = pread(fd, b, sizeof(b) - 1, end > 4096 ? end - 4096 : 0);
+	if (r <= 0)
+		return;
+	b[r] = '\0';
+	for (e = b + r; e > b && (e[-1] == '\n' || e[-1] == '\r' ||
+	    e[-1] == ' '); e--)
+		*(e - 1) = '\0';
+	l = strrchr(b, '\n');
+	l = l ? l + 1 : b;
+	for (e = l; *e; e++)
+		if ((unsigned char)*e < 0x20 || (unsigned char)*e == 0x7f)
+			*e = ' ';
+	snprintf(err, CF_ERRLEN, "%.200s", l);
+}
+
 int
 child_run(const char *const *argv, double timeout, int flags, char **out,
     size_t *len, size_t max, char *err)
@@ -87,7 +115,7 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 	double end = clock_mono() + timeout;
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
-	int p[2], st = 0, timed_out = 0, full = 0;
+	int p[2], st = 0, timed_out = 0, full = 0, efd = -1;
 	pid_t pid;
 
 	*out = NULL;
@@ -95,6 +123,14 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 		*len = 0;
 	if (pipe2(p, O_CLOEXEC) == -1) {
 		snprintf(err, CF_ERRLEN, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	/* Its stderr apart, in memory: read once it has exited. */
+	if ((flags & CHILD_ERRLINE) &&
+	    (efd = memfd_create("child-stderr", MFD_CLOEXEC)) == -1) {
+		snprintf(err, CF_ERRLEN, "memfd: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
 	pthread_mutex_lock(&live_mu);
@@ -107,6 +143,8 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 			dup2(null, STDIN_FILENO);
 			dup2(flags & CHILD_STDERR ? p[1] : null, STDERR_FILENO);
 		}
+		if (efd != -1)
+			dup2(efd, STDERR_FILENO);
 		/* Nothing of ours but stdio: a capture socket, a listener or
 		 * a session opened without O_CLOEXEC is not the child's. */
 		if (close_range(3, ~0u, 0) == -1) {
@@ -126,6 +164,8 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
+		if (efd != -1)
+			close(efd);
 		snprintf(err, CF_ERRLEN, "%s%s", pid == -2 ? "shutting down" :
 		    "fork: ", pid == -2 ? "" : strerror(errno));
 		return -1;
@@ -192,6 +232,8 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 			snprintf(err, CF_ERRLEN, "%s: not installed (or not "
 			    "executable)", argv[0]);
 		free(buf);
+		if (efd != -1)
+			close(efd);
 		return -1;
 	}
 	if (n == 0) {
@@ -202,5 +244,10 @@ child_run(const char *const *argv, double timeout, int flags, char **out,
 	*out = buf;
 	if (len)
 		*len = n;
+	if (efd != -1) {
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			last_line(efd, err);
+		close(efd);
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -1,5 +1,6 @@
 /* analyzer: Wireshark-compatible TCP analysis, see analyzer.h. */
 #include "capture/analyzer.h"
+#include "probes/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ struct seg {
 	uint8_t flags;
 	bool has_ts;
 	uint32_t tsval, tsecr;
+	bool tracer;		/* our path tracer's probe (trace.h) */
 };
 
 int
@@ -144,7 +146,7 @@ unlink_bucket(struct analyzer *t, struct analyzer_flow *f)
 }
 
 static struct analyzer_flow *
-flow_get(struct analyzer *t, const struct seg *s, double ts, int *dir)
+flow_get(struct analyzer *t, const struct seg *s, int64_t ts, int *dir)
 {
 	uint32_t h = flow_hash(t, s);
 	struct analyzer_flow *f;
@@ -201,7 +203,7 @@ flow_get(struct analyzer *t, const struct seg *s, double ts, int *dir)
  * and with the conditions of Wireshark's tcp_analyze_sequence_number. */
 static uint32_t
 analyze(struct analyzer_flow *f, struct analyzer_dir *fw, struct analyzer_dir *rv,
-    const struct seg *s, double ts)
+    const struct seg *s, int64_t ts)
 {
 	uint32_t a = 0, nextseq;
 	bool not_adv;
@@ -251,12 +253,12 @@ finished_fwd:
 			goto finished_retrans;
 		}
 		if (not_adv && rv->dupacknum >= 2 && rv->lastack == s->seq &&
-		    ts - rv->lastacktime < 0.020) {
+		    ts - rv->lastacktime < 20000000) {
 			a |= A_FAST;
 			goto finished_retrans;
 		}
 		if (not_adv && ts - fw->nextseqtime < (f->hs_rtt > 0 ?
-		    f->hs_rtt : 0.003) && fw->nextseq != s->seq + s->seglen +
+		    f->hs_rtt : 3000000) && fw->nextseq != s->seq + s->seglen +
 		    ((s->flags & (TH_SYN | TH_FIN)) ? 1 : 0)) {
 			a |= A_OOO;
 			goto finished_retrans;
@@ -321,6 +323,9 @@ parse_tcp(struct seg *s, const uint8_t *p, size_t caplen, uint32_t tcplen)
 		if (i + 1 >= caplen || (olen = p[i + 1]) < 2 || i + olen > hl ||
 		    i + olen > caplen)
 			break;
+		if (kind == TRACE_OPT_KIND && olen == 4 &&
+		    (p[i + 2] << 8 | p[i + 3]) == TRACE_OPT_EXID)
+			s->tracer = true;
 		if (kind == 8 && olen == 10) {
 			s->has_ts = true;
 			memcpy(&s->tsval, p + i + 2, 4);
@@ -334,9 +339,11 @@ parse_tcp(struct seg *s, const uint8_t *p, size_t caplen, uint32_t tcplen)
 }
 
 static void
-rtt_sample(struct analyzer_dir *d, double r)
+rtt_sample(struct analyzer_dir *d, int64_t ns)
 {
-	if (r < 0)
+	double r = (double)ns / 1e9;
+
+	if (ns < 0)
 		return;
 	d->c.rtt_n++;
 	d->c.rtt_sum += r;
@@ -350,7 +357,7 @@ rtt_sample(struct analyzer_dir *d, double r)
  * retransmitted meanwhile (Karn's rule: ambiguous). */
 static void
 seq_rtt(struct analyzer_dir *fw, struct analyzer_dir *rv, const struct seg *s,
-    double ts, uint32_t aflags)
+    int64_t ts, uint32_t aflags)
 {
 	int i;
 
@@ -379,7 +386,7 @@ seq_rtt(struct analyzer_dir *fw, struct analyzer_dir *rv, const struct seg *s,
 
 static void
 ts_rtt(struct analyzer_dir *fw, struct analyzer_dir *rv, const struct seg *s,
-    double ts)
+    int64_t ts)
 {
 	int i;
 
@@ -408,7 +415,7 @@ ts_rtt(struct analyzer_dir *fw, struct analyzer_dir *rv, const struct seg *s,
 }
 
 struct analyzer_flow *
-analyzer_packet(struct analyzer *t, double ts, const uint8_t *ip, size_t len)
+analyzer_packet(struct analyzer *t, int64_t ts, const uint8_t *ip, size_t len)
 {
 	struct seg s;
 	struct analyzer_flow *f;
@@ -456,6 +463,13 @@ analyzer_packet(struct analyzer *t, double ts, const uint8_t *ip, size_t len)
 		t->non_tcp++;
 		return NULL;
 	}
+	/* The tracer's TTL-limited probes share the flow's 5-tuple but not
+	 * its sequence space: never the flow's segments, retransmissions
+	 * or out-of-order, never its next sequence. */
+	if (s.tracer) {
+		t->tracer++;
+		return NULL;
+	}
 	if ((f = flow_get(t, &s, ts, &dir)) == NULL)
 		return NULL;
 	/* A new connection on the same ports after the old one closed. */
@@ -477,7 +491,7 @@ analyzer_packet(struct analyzer *t, double ts, const uint8_t *ip, size_t len)
 		f->mru_syn = ts;
 	else if ((s.flags & (TH_SYN | TH_ACK)) == TH_ACK && f->mru_syn > 0 &&
 	    f->hs_rtt == 0)
-		f->hs_rtt = ts - f->mru_syn > 0 ? ts - f->mru_syn : 1e-9;
+		f->hs_rtt = ts - f->mru_syn > 0 ? ts - f->mru_syn : 1;
 	a = analyze(f, fw, rv, &s, ts);
 	ts_rtt(fw, rv, &s, ts);
 	seq_rtt(fw, rv, &s, ts, a);
@@ -485,7 +499,7 @@ analyzer_packet(struct analyzer *t, double ts, const uint8_t *ip, size_t len)
 }
 
 struct analyzer_flow *
-analyzer_frame(struct analyzer *t, int dlt, double ts, const uint8_t *p, size_t len)
+analyzer_frame(struct analyzer *t, int dlt, int64_t ts, const uint8_t *p, size_t len)
 {
 	size_t off;
 	uint16_t et;

@@ -43,19 +43,19 @@ struct analyzer_counts {
 struct analyzer_dir {
 	/* Wireshark's state; 0 means "not seen" as it does there. */
 	uint32_t nextseq, lastack, window;
-	double nextseqtime, lastacktime;
+	int64_t nextseqtime, lastacktime;	/* ns */
 	int dupacknum;
 	uint32_t lastflags;		/* analysis flags of the last segment */
 	bool base_set;
 	/* TSval sent, and when: for RTT from the peer's TSecr. */
 	uint32_t tsval[ANALYZER_TS_RING];
-	double tstime[ANALYZER_TS_RING];
+	int64_t tstime[ANALYZER_TS_RING];	/* ns */
 	int tsi;
 	bool has_ts;			/* timestamps seen: they give the RTT */
 	/* Without timestamps: the end sequence of segments sent once, and
 	 * when (Karn: a retransmitted range gives no sample). */
 	uint32_t sqend[ANALYZER_SQ_RING];
-	double sqtime[ANALYZER_SQ_RING];
+	int64_t sqtime[ANALYZER_SQ_RING];	/* ns */
 	int sqi;
 	struct analyzer_counts c;
 };
@@ -68,9 +68,13 @@ struct analyzer_flow {
 	struct netaddr addr[2];
 	uint16_t port[2];
 	struct analyzer_dir d[2];
-	double first, last;
-	double mru_syn;			/* the latest SYN's time, 0 = none */
-	double hs_rtt;			/* handshake RTT, 0 = not seen */
+	/* Times in integer nanoseconds, as the capture has them and as
+	 * tshark compares them: in double seconds since the epoch (0.24 us
+	 * apart at 1.8e9 s) a 17 us handshake read 17.17 us, and segments
+	 * exactly at that out-of-order threshold fell on the wrong side. */
+	int64_t first, last;
+	int64_t mru_syn;		/* the latest SYN's time, 0 = none */
+	int64_t hs_rtt;			/* handshake RTT, 0 = not seen */
 };
 
 struct analyzer {
@@ -78,6 +82,7 @@ struct analyzer {
 	unsigned nbuckets;
 	unsigned nflows, cap;
 	uint64_t evicted, packets, non_tcp, truncated;
+	uint64_t tracer;	/* the path tracer's probes, left out */
 	int dlt;			/* the callers' link type */
 	uint32_t key[2];		/* the flow hash's random key: the
 					   traffic's senders cannot aim many
@@ -96,15 +101,23 @@ uint32_t analyzer_hash(const struct analyzer *t, const struct netaddr *a,
 
 /* analyzer_packet analyzes one packet from its IP header on: len bytes
  * captured (headers are enough: payload sizes come from the IP header),
- * ts in seconds. Returns the flow it belongs to, or NULL (not TCP, or too
+ * ts in nanoseconds (analyzer_ns makes them from a capture's time). Returns the flow it belongs to, or NULL (not TCP, or too
  * short). */
-struct analyzer_flow *analyzer_packet(struct analyzer *t, double ts,
+struct analyzer_flow *analyzer_packet(struct analyzer *t, int64_t ts,
     const uint8_t *ip, size_t len);
 
 /* analyzer_frame: the same from a link-layer frame (DLT_EN10MB, DLT_RAW,
  * DLT_LINUX_SLL, DLT_LINUX_SLL2 or DLT_NULL). */
-struct analyzer_flow *analyzer_frame(struct analyzer *t, int dlt, double ts,
+struct analyzer_flow *analyzer_frame(struct analyzer *t, int dlt, int64_t ts,
     const uint8_t *frame, size_t len);
+
+/* analyzer_ns: a capture's time (seconds and the fraction, in
+ * microseconds or, nano set, nanoseconds) as integer nanoseconds. */
+static inline int64_t
+analyzer_ns(long sec, long frac, bool nano)
+{
+	return (int64_t)sec * 1000000000 + (int64_t)frac * (nano ? 1 : 1000);
+}
 
 /* analyzer_ring_bytes: the kernel ring for a live capture feeding the
  * analyzer, sized for the link: 200 ms of line rate in full-size frames,

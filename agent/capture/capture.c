@@ -48,11 +48,12 @@ capture_analyze_file(const char *path, bool json, unsigned flows)
 	}
 	dlt = pcap_datalink(p);
 	while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
-		double ts = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e9;
+		/* Opened with nanosecond precision: tv_usec holds ns. */
+		int64_t ts = analyzer_ns(h->ts.tv_sec, h->ts.tv_usec, true);
 
 		if (t0 == 0)
-			t0 = ts;
-		t1 = ts;
+			t0 = (double)ts / 1e9;
+		t1 = (double)ts / 1e9;
 		analyzer_frame(&t, dlt, ts, d, h->caplen);
 	}
 	if (rc == PCAP_ERROR)
@@ -74,6 +75,7 @@ capture_analyze_file(const char *path, bool json, unsigned flows)
 	cJSON_AddNumberToObject(doc, "packets", (double)t.packets);
 	cJSON_AddNumberToObject(doc, "non_tcp", (double)t.non_tcp);
 	cJSON_AddNumberToObject(doc, "truncated", (double)t.truncated);
+	cJSON_AddNumberToObject(doc, "tracer_probes", (double)t.tracer);
 	cJSON_AddNumberToObject(doc, "seconds", t1 - t0);
 	cJSON_AddNumberToObject(doc, "flows", t.nflows);
 	cJSON_AddNumberToObject(doc, "flow_cap", t.cap);
@@ -120,7 +122,7 @@ capture_analyze_file(const char *path, bool json, unsigned flows)
 			    (unsigned long long)(v[i]->d[0].c.ooo +
 			    v[i]->d[1].c.ooo),
 			    (unsigned long long)(v[i]->d[0].c.zero_window +
-			    v[i]->d[1].c.zero_window), v[i]->hs_rtt * 1e6);
+			    v[i]->d[1].c.zero_window), (double)v[i]->hs_rtt / 1e3);
 		}
 	}
 	cJSON_Delete(doc);

@@ -171,10 +171,12 @@ static void
 pcap_cb(u_char *arg, const struct pcap_pkthdr *h, const u_char *d)
 {
 	struct cap_ctx *x = (struct cap_ctx *)(void *)arg;
-	double ts = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e9;
+	/* Nanosecond precision (pcap_set_tstamp_precision): tv_usec
+	 * holds ns. */
+	int64_t ts = analyzer_ns(h->ts.tv_sec, h->ts.tv_usec, true);
 
 	/* Left in the ring from before this watch: not what it measures. */
-	if (ts < x->since)
+	if ((double)ts / 1e9 < x->since)
 		return;
 	analyzer_frame(x->t, x->t->dlt, ts, d, h->caplen);
 }

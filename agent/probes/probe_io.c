@@ -41,8 +41,8 @@ probe_now_ns(void)
 	return clock_mono_ns();
 }
 
-static uint64_t
-real_ns(void)
+uint64_t
+probe_real_ns(void)
 {
 	struct timespec ts;
 
@@ -335,171 +335,6 @@ pace(struct probe *p, uint64_t start, uint64_t i)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* ts_from_cmsg reads an SCM_TIMESTAMPING message: raw hardware (the
- * NIC's clock) when the NIC stamped it, else software. 0 when absent. */
-static uint64_t
-ts_from_cmsg(struct msghdr *mh, bool *hw, uint64_t *sw)
-{
-	struct cmsghdr *cm;
-
-	*sw = 0;
-	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_TIMESTAMPING) {
-			struct timespec ts[3];
-
-			memcpy(ts, CMSG_DATA(cm), sizeof(ts));
-			*sw = (uint64_t)ts[0].tv_sec * 1000000000ull +
-			    (uint64_t)ts[0].tv_nsec;
-			if (ts[2].tv_sec || ts[2].tv_nsec) {
-				*hw = true;
-				return (uint64_t)ts[2].tv_sec * 1000000000ull +
-				    (uint64_t)ts[2].tv_nsec;
-			}
-			*hw = false;
-			return *sw;
-		}
-	}
-	return 0;
-}
-
-/* tx_stamp drains the error queue for the send timestamp of the datagram
- * just answered (one in flight, so the newest is ours). */
-static uint64_t
-tx_stamp(int fd, bool *hw)
-{
-	char cbuf[256], data[64];
-	struct iovec iov = { data, sizeof(data) };
-	struct msghdr mh;
-	uint64_t t = 0, sw;
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		uint64_t x;
-
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			break;
-		if ((x = ts_from_cmsg(&mh, hw, &sw)) != 0)
-			t = x;
-	}
-	return t;
-}
-
-/* latency_udp: one datagram in flight. SO_TIMESTAMPING's send and
- * receive stamps (the NIC's where it offers them, else the kernel's) give
- * the network's share of each round trip apart from our own scheduling;
- * the receive stamp against our wake-up is that scheduling delay. */
-static cJSON *
-latency_udp(struct probe *p, int fd, uint32_t size, double end,
-    uint64_t *seq)
-{
-	struct hist *h = malloc(sizeof(*h)), *hd = malloc(sizeof(*hd));
-	struct hist *hn = malloc(sizeof(*hn));
-	bool any_hw = false;
-	uint8_t *buf = calloc(1, size), *rb = malloc(65536);
-	char cbuf[256];
-	uint64_t i, lost = 0, start = probe_now_ns(), rseq, t0, t1, sent = 0;
-	unsigned streak = 0;
-	uint32_t flags;
-	cJSON *o;
-
-	if (!h || !hd || !hn || !buf || !rb) {
-		free(h); free(hd); free(hn); free(buf); free(rb);
-		return NULL;
-	}
-	histogram_init(h);
-	histogram_init(hd);
-	histogram_init(hn);
-	probe_timeo(fd, (int)p->timeout_ms);
-	for (i = 0; i < p->count && !stopped(p, end); i++) {
-		struct iovec iov = { rb, 65536 };
-
-		/* Five timeouts in a row: the path is down for this size;
-		 * count the rest as lost instead of waiting for each. */
-		if (streak >= 5) {
-			lost += p->count - i;
-			sent += p->count - i;
-			break;
-		}
-		struct msghdr mh;
-		ssize_t n;
-
-		pace(p, start, i);
-		probe_hdr_put(buf, p, 0, ++*seq);
-		t0 = probe_now_ns();
-		if (send(fd, buf, size, 0) != (ssize_t)size) {
-			lost++;
-			continue;
-		}
-		sent++;
-		for (;;) {
-			memset(&mh, 0, sizeof(mh));
-			mh.msg_iov = &iov;
-			mh.msg_iovlen = 1;
-			mh.msg_control = cbuf;
-			mh.msg_controllen = sizeof(cbuf);
-			n = recvmsg(fd, &mh, 0);
-			if (n < 0) {
-				lost++;	/* timed out: counted, not waited on */
-				streak++;
-				break;
-			}
-			if (probe_hdr_get(rb, (size_t)n, p, &flags, &rseq) == -1 ||
-			    rseq != *seq)
-				continue;	/* a late answer to an old one */
-			t1 = probe_now_ns();
-			streak = 0;
-			histogram_add(h, t1 - t0);
-			{
-				bool rhw = false, thw = false;
-				uint64_t rsw, rx = ts_from_cmsg(&mh, &rhw, &rsw);
-				uint64_t tx = tx_stamp(fd, &thw), u = real_ns();
-
-				if (rsw && u >= rsw)
-					histogram_add(hd, u - rsw);
-				/* Both stamps from one clock, or none. */
-				if (rx && tx && rhw == thw && rx >= tx) {
-					histogram_add(hn, rx - tx);
-					any_hw |= rhw;
-				}
-			}
-			break;
-		}
-	}
-	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "size", size);
-	cJSON_AddNumberToObject(o, "sent", (double)sent);
-	cJSON_AddNumberToObject(o, "lost", (double)lost);
-	cJSON_AddItemToObject(o, "rtt", histogram_json(h));
-	if (hd->n) {
-		/* Time from the kernel's receive to our read: host
-		 * scheduling, not network. */
-		cJSON *d = cJSON_AddObjectToObject(o, "rx_wakeup");
-
-		cJSON_AddNumberToObject(d, "p50_us",
-		    (double)histogram_pct(hd, 50) / 1e3);
-		cJSON_AddNumberToObject(d, "p99_us",
-		    (double)histogram_pct(hd, 99) / 1e3);
-		cJSON_AddNumberToObject(d, "mean_us", histogram_mean(hd) / 1e3);
-	}
-	if (hn->n) {
-		cJSON *nr = histogram_json(hn);
-
-		/* The buckets are in "rtt"; here the summary is enough. */
-		cJSON_DeleteItemFromObject(nr, "buckets");
-		cJSON_AddStringToObject(nr, "timestamps", any_hw ? "hardware" :
-		    "software");
-		cJSON_AddItemToObject(o, "network_rtt", nr);
-	}
-	free(h); free(hd); free(hn); free(buf); free(rb);
-	return o;
-}
-
 static cJSON *
 latency_tcp(struct probe *p, int fd, uint32_t size, double end)
 {
@@ -580,7 +415,8 @@ probe_run_latency(void *arg)
 		}
 	}
 	for (i = 0; i < p->nsizes && !stopped(p, end); i++) {
-		cJSON *o = p->udp ? latency_udp(p, fd, p->sizes[i], end, &seq) :
+		cJSON *o = p->udp ? probe_latency_udp(p, fd, p->sizes[i], end,
+		    &seq) :
 		    latency_tcp(p, fd, p->sizes[i], end);
 
 		if (o)

@@ -32,6 +32,37 @@ route_local_if(const struct netaddr *a, char *out)
 	freeifaddrs(ifa);
 }
 
+/* attached: whether to lies in the subnet of one of ifname's addresses. */
+static bool
+attached(const char *ifname, const struct netaddr *to)
+{
+	struct ifaddrs *ifa, *i;
+	struct netaddr x, m;
+	bool on = false;
+	size_t k, alen = to->family == AF_INET ? 4 : 16;
+
+	if (ifname[0] == '\0' || getifaddrs(&ifa) == -1)
+		return false;
+	for (i = ifa; i && !on; i = i->ifa_next) {
+		const uint8_t *a, *b, *mk;
+
+		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
+		    strcmp(i->ifa_name, ifname) != 0 ||
+		    netaddr_from_sockaddr(i->ifa_addr, &x, NULL) != 0 ||
+		    x.family != to->family ||
+		    netaddr_from_sockaddr(i->ifa_netmask, &m, NULL) != 0)
+			continue;
+		a = (const uint8_t *)&x.u;
+		b = (const uint8_t *)&to->u;
+		mk = (const uint8_t *)&m.u;
+		for (k = 0; k < alen && (a[k] & mk[k]) == (b[k] & mk[k]); k++)
+			;
+		on = k == alen;
+	}
+	freeifaddrs(ifa);
+	return on;
+}
+
 static void
 route_addattr(struct nlmsghdr *n, size_t max, int type, const void *data,
     size_t len)
@@ -148,6 +179,7 @@ route_get_flow(const struct netaddr *from, const struct netaddr *to,
 				break;
 			}
 		}
+		r->dst_attached = r->gw.family == 0 && attached(r->oif, to);
 		return 0;
 	}
 	snprintf(err, CF_ERRLEN, "RTM_GETROUTE: no answer");
@@ -168,5 +200,6 @@ route_json(const struct route_info *r)
 		cJSON_AddStringToObject(o, "gateway", netaddr_str(&r->gw, b,
 		    sizeof(b)));
 	cJSON_AddStringToObject(o, "local_if", r->local_if);
+	cJSON_AddBoolToObject(o, "dst_attached", r->dst_attached);
 	return o;
 }

@@ -7,6 +7,7 @@
 #define CF_ROUTE_H
 
 #include <net/if.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -18,6 +19,10 @@ struct route_info {
 	struct netaddr src;		/* preferred source (family 0: none) */
 	struct netaddr gw;		/* gateway (family 0: on-link) */
 	char local_if[IF_NAMESIZE];	/* the interface holding 'from' */
+	/* 'to' lies in a subnet of an address of the egress interface: a
+	 * directly attached network, the port the kernel rightly takes
+	 * whatever the source address. */
+	bool dst_attached;
 };
 
 /* route_get fills r for traffic from 'from' (may be unset) to 'to'.

@@ -33,29 +33,36 @@ csum_add(uint32_t sum, const void *p, size_t len)
 	return sum;
 }
 
-/* probe_tcp builds the 20-byte TCP header of flow f's probe at ttl, with
- * a checksum that is wrong on purpose (see trace.h). */
+/* probe_tcp builds the TCP header of flow f's probe at ttl (TRACE_TCP_LEN
+ * bytes), with a checksum that is wrong on purpose (see trace.h) and
+ * the tracer's marker option, by which every capture analyzer of ours
+ * tells the probe from the flow's own segments (its sequence number is
+ * random: taken for data, it moved the flow's next sequence and made
+ * every later segment read as a retransmission). */
 static void
 probe_tcp(const struct trace_flow *f, uint32_t nonce, int ttl,
-    uint8_t out[20])
+    uint8_t out[TRACE_TCP_LEN])
 {
 	struct tcphdr th;
 	uint32_t sum = 0;
 	uint16_t good;
-	uint8_t pseudo[4] = { 0, IPPROTO_TCP, 0, 20 };
+	uint8_t pseudo[4] = { 0, IPPROTO_TCP, 0, TRACE_TCP_LEN };
+	const uint8_t opt[4] = { TRACE_OPT_KIND, 4, TRACE_OPT_EXID >> 8,
+	    TRACE_OPT_EXID & 0xff };
 	size_t alen = f->src.family == AF_INET ? 4 : 16;
 
 	memset(&th, 0, sizeof(th));
 	th.th_sport = htons(f->sport);
 	th.th_dport = htons(f->dport);
 	th.th_seq = htonl(nonce | (uint32_t)ttl);
-	th.th_off = 5;
+	th.th_off = TRACE_TCP_LEN / 4;
 	th.th_flags = TH_ACK;
 	th.th_win = htons(512);
 	sum = csum_add(sum, &f->src.u, alen);
 	sum = csum_add(sum, &f->dst.u, alen);
 	sum = csum_add(sum, pseudo, sizeof(pseudo));
 	sum = csum_add(sum, &th, sizeof(th));
+	sum = csum_add(sum, opt, sizeof(opt));
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	good = (uint16_t)~sum;
@@ -63,6 +70,7 @@ probe_tcp(const struct trace_flow *f, uint32_t nonce, int ttl,
 	 * and 0xffff are the same sum), so the checksum is surely bad. */
 	th.th_sum = htons((uint16_t)(good ^ 0x00ff));
 	memcpy(out, &th, 20);
+	memcpy(out + 20, opt, sizeof(opt));
 }
 
 /* flow_socket: a raw TCP socket bound to the flow's source (and device),
@@ -95,7 +103,7 @@ probe_send(int fd, const struct trace_flow *f, uint32_t nonce, int ttl)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = netaddr_sockaddr(&f->dst, 0, &ss);
-	uint8_t th[20];
+	uint8_t th[TRACE_TCP_LEN];
 
 	probe_tcp(f, nonce, ttl, th);
 	if (f->src.family == AF_INET)

@@ -36,6 +36,14 @@
 #include "netaddr.h"
 #include "probes/route.h"
 
+/* The probes' TCP header: 20 bytes and the tracer's marker, an RFC 6994
+ * experimental option (kind 253, ExID "cf"), which a capture of the
+ * flow (agent/capture/analyzer.c) leaves out of the flow's counts. */
+#define TRACE_TCP_LEN 24
+#define TRACE_OPT_KIND 253
+#define TRACE_OPT_EXID 0x6366
+
+
 #define TRACE_MAX_HOPS 12	/* a Clos fabric of five tiers needs 4 */
 #define TRACE_MAX_FLOWS 64	/* flows traced per test */
 #define TRACE_WAIT 0.3		/* seconds for the first answers */

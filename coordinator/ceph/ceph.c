@@ -58,8 +58,8 @@ ceph_run(const struct ceph_opts *o, const char *const *args, cJSON **out,
 
 	*out = NULL;
 	ceph_argv(o, args, argv);
-	rc = child_run(argv, o->timeout > 0 ? o->timeout : 15, 0, &buf, &len,
-	    CEPH_MAX_OUT, err);
+	rc = child_run(argv, o->timeout > 0 ? o->timeout : 15, CHILD_ERRLINE,
+	    &buf, &len, CEPH_MAX_OUT, err);
 	if (rc == -1) {
 		if (strstr(err, "not installed"))
 			snprintf(err, CF_ERRLEN, "ceph: the CLI is not "
@@ -72,9 +72,14 @@ ceph_run(const struct ceph_opts *o, const char *const *args, cJSON **out,
 	*out = buf ? cJSON_ParseWithLength(buf, len) : NULL;
 	free(buf);
 	if (*out == NULL) {
-		snprintf(err, CF_ERRLEN, "ceph %s: exit status %d and no JSON "
-		    "(is the cluster reachable, the keyring readable?)",
-		    args[0], rc);
+		char line[CF_ERRLEN];
+
+		/* The CLI's own words, and which cluster it was asked. */
+		snprintf(line, sizeof(line), "%s", rc != 0 ? err : "");
+		snprintf(err, CF_ERRLEN, "ceph %s (--conf %s): exit status %d "
+		    "and no JSON: %s", args[0], o->conf ? o->conf :
+		    "/etc/ceph/ceph.conf", rc, line[0] ? line : "nothing on "
+		    "stderr (is the cluster reachable, the keyring readable?)");
 		return -1;
 	}
 	return rc;

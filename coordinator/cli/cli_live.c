@@ -153,7 +153,9 @@ cmd_watch(const struct gopts *g, int argc, char **argv)
 	    "  live per host pair: Mbit/s, segments, retransmits, "
 	    "out-of-order,\n"
 	    "  zero windows, RSTs, RTT of the real traffic (default filter: "
-	    "Ceph's ports)\n";
+	    "Ceph's ports)\n"
+	    "exit: 0 every agent watched, 1 some could not, 2 usage, 3 none "
+	    "could\n";
 	struct watch_opts o;
 	struct cli_env e;
 	const char *net = "cluster";

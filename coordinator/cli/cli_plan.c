@@ -36,11 +36,60 @@ plan_write(const cJSON *plan, const char *out, const char *script)
 	return rc;
 }
 
+/* plan_outcome puts the preflight into plan (its findings, its checks,
+ * "refused") and prints it: a refusal first and alone (the steps out of
+ * the document too, so that nothing runs them, unless show), else the
+ * checks that passed and then the plan. With --json the document on
+ * stdout and the findings as lines on stderr. Takes fs. */
+static void
+plan_outcome(cJSON *plan, cJSON *fs, int blocks, bool show, bool json)
+{
+	const cJSON *f, *c;
+	FILE *tx = json ? stderr : stdout;
+
+	cJSON_AddItemToObject(plan, "checks", plan_check_list(fs));
+	cJSON_AddItemToObject(plan, "preflight", fs);
+	cJSON_AddBoolToObject(plan, "refused", blocks > 0);
+	if (blocks > 0 && !show)
+		cJSON_DeleteItemFromObject(plan, "steps");
+	if (blocks > 0)
+		fprintf(tx, "REFUSED: the preflight found %d reason%s not to "
+		    "move the cluster network:\n", blocks, blocks > 1 ? "s" :
+		    "");
+	cJSON_ArrayForEach(f, fs) {
+		const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(f,
+		    "kind"));
+		const char *sm = cJSON_GetStringValue(cJSON_GetObjectItem(f,
+		    "summary"));
+		const char *h = cJSON_GetStringValue(cJSON_GetObjectItem(f,
+		    "hint"));
+
+		fprintf(tx, "preflight: %s: %s\n", k ? k : "?", sm ? sm : "?");
+		if (h && !json)
+			fprintf(tx, "           hint: %s\n", h);
+	}
+	if (!json) {
+		printf("preflight checks:\n");
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(plan, "checks"))
+			printf("  %-7s %s\n", cJSON_GetStringValue(
+			    cJSON_GetObjectItem(c, "result")),
+			    cJSON_GetStringValue(cJSON_GetObjectItem(c,
+			    "what")));
+	}
+	if (json)
+		out_json(plan);
+	else if (blocks == 0 || show)
+		plan_print(plan, stdout);
+	else
+		printf("the plan is not shown: fix the above and run plan "
+		    "again (--show-plan shows it)\n");
+}
+
 int
 cmd_plan(const struct gopts *g, int argc, char **argv)
 {
 	enum { O_NEW = 256, O_CONF, O_NAME, O_DEPLOY, O_BATCH, O_SETTLE,
-	    O_OUT, O_SCRIPT };
+	    O_OUT, O_SCRIPT, O_SHOW };
 	static const struct num_opt plan_nums[] = {
 		NUM_OPT(O_SETTLE, "--settle", 0, 3600, NUM_DOUBLE,
 		    struct plan_opts, settle),
@@ -51,23 +100,28 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 		OPT_ARG("ceph-conf", O_CONF), OPT_ARG("ceph-name", O_NAME),
 		OPT_ARG("deploy", O_DEPLOY), OPT_ARG("batch", O_BATCH),
 		OPT_ARG("settle", O_SETTLE), OPT_ARG("out", O_OUT),
-		OPT_ARG("script", O_SCRIPT), OPT_FLAG("help", 'h'), OPT_END
+		OPT_ARG("script", O_SCRIPT), OPT_FLAG("show-plan", O_SHOW),
+		OPT_FLAG("help", 'h'), OPT_END
 	};
 	static const char *use = "usage: cephfab -i INV plan --cluster-network "
 	    "NEW_CIDR [--ceph-conf F] [--ceph-name N]\n"
 	    "         [--deploy systemd|cephadm] [--batch host|N] [--settle S] "
 	    "[--out plan.json]\n"
-	    "         [--script plan.sh]\n"
-	    "  preflight (exit 1 on any blocking finding) and a staged, gated "
-	    "plan\n";
+	    "         [--script plan.sh] [--show-plan]\n"
+	    "  the preflight's checks, then a staged, gated plan; a refused "
+	    "preflight (exit 1)\n"
+	    "  says why first and stops there (--show-plan: the plan too, "
+	    "which migrate\n"
+	    "  still refuses to run)\n";
 	struct plan_opts o;
 	struct ceph_opts co;
 	struct ceph_map *m = calloc(1, sizeof(*m));
 	struct plan_state *ps = calloc(1, sizeof(*ps));
 	const char *out = NULL, *script = NULL;
 	char err[CF_ERRLEN];
-	cJSON *fs, *plan = NULL, *f;
+	cJSON *fs, *plan = NULL;
 	int ch, blocks, rc = EXIT_PASS;
+	bool show = false;
 	double d;
 
 	if (m == NULL || ps == NULL) {
@@ -114,6 +168,7 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 			break;
 		case O_OUT: out = optarg; break;
 		case O_SCRIPT: script = optarg; break;
+		case O_SHOW: show = true; break;
 		case 'h': fputs(use, stdout); free(m); free(ps);
 			return EXIT_PASS;
 		default: rc = EXIT_USAGE; break;
@@ -142,25 +197,15 @@ cmd_plan(const struct gopts *g, int argc, char **argv)
 	/* Host to host on the new network (the hosts that have an address
 	 * there: a missing one is a finding already). */
 	blocks += plan_net_checks(g->inventory, g->key, m, ps, &o, fs);
-	cJSON_ArrayForEach(f, fs) {
-		const cJSON *sm = cJSON_GetObjectItem(f, "summary");
-		const cJSON *k = cJSON_GetObjectItem(f, "kind");
-
-		fprintf(stderr, "preflight: %s: %s\n", k ? k->valuestring : "?",
-		    sm ? sm->valuestring : "?");
-	}
 	plan = plan_build(m, &o, err);
 	if (plan == NULL) {
 		fprintf(stderr, "cephfab: %s\n", err);
 		rc = EXIT_RUNTIME;
 	} else {
-		cJSON_AddItemToObject(plan, "preflight", fs);
+		plan_outcome(plan, fs, blocks, show, g->json);
 		fs = NULL;
-		if (g->json)
-			out_json(plan);
-		else
-			plan_print(plan, stdout);
-		if (plan_write(plan, out, script) == -1)
+		if (plan_write(plan, out, script && (!blocks || show) ? script :
+		    NULL) == -1)
 			rc = EXIT_RUNTIME;
 		if (rc == EXIT_PASS && blocks)
 			rc = EXIT_PROBLEMS;

@@ -122,6 +122,9 @@ void session_free(struct sess *s);
 void session_blame(char *buf, size_t sz, const char *host, const char *role,
     enum conn_reason r, const char *detail);
 
+/* session_host_name: this machine's name, as every coordinator command
+ * says it in its HELLO (the agents log it, busy refusals name it). */
+const char *session_host_name(void);
 /* session_ctx_init prepares a conn_ctx for a coordinator command. */
 void session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
     const struct auth_key *key, double timeout);

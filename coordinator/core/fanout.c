@@ -122,6 +122,7 @@ fanout_run(struct inventory *inv, const struct auth_key *key,
 		return -1;
 	}
 	conn_ctx_init(&f.ctx, f.loop, key, CF_VERSION);
+	f.ctx.hostname = session_host_name();
 	f.ctx.idle_timeout = timeout + wait;
 	TAILQ_FOREACH(h, &inv->hosts, entry) {
 		struct fan_slot *s;

@@ -113,16 +113,22 @@ session_free(struct sess *s)
 	free(s);
 }
 
-void
-session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
-    const struct auth_key *key, double timeout)
+const char *
+session_host_name(void)
 {
 	static char host[256];
 
 	if (host[0] == '\0' && gethostname(host, sizeof(host) - 1) == -1)
 		snprintf(host, sizeof(host), "coordinator");
+	return host;
+}
+
+void
+session_ctx_init(struct conn_ctx *ctx, struct ev_loop *loop,
+    const struct auth_key *key, double timeout)
+{
 	conn_ctx_init(ctx, loop, key, CF_VERSION);
-	ctx->hostname = host;
+	ctx->hostname = session_host_name();
 	ctx->auth_timeout = timeout;
 	/* Tests report every interval; silence longer than this means the
 	 * agent is gone. */

@@ -434,6 +434,7 @@ hosts_run(struct inventory *inv, const struct auth_key *key,
 		snprintf(host, sizeof(host), "coordinator");
 	host[sizeof(host) - 1] = '\0';
 	conn_ctx_init(&run.ctx, run.loop, key, CF_VERSION);
+	run.ctx.hostname = session_host_name();
 	run.ctx.hostname = host;
 	run.ctx.auth_timeout = o->timeout;
 	/* Every connect starts now: hundreds of agents are probed at once,

@@ -418,6 +418,13 @@ check_plan(const cJSON *p, const char *path, char *err)
 	struct netcidr c;
 	int i = 0, n;
 
+	/* A plan its own preflight refused is not one to run. */
+	if (cJSON_IsTrue(cJSON_GetObjectItem(p, "refused"))) {
+		snprintf(err, CF_ERRLEN, "%s: its preflight refused the "
+		    "migration (see its \"preflight\"); fix that and run plan "
+		    "again", path);
+		return -1;
+	}
 	if (json_get_str(p, "to", 1, 64, &to, err) == -1 ||
 	    netcidr_parse(to, &c) == -1) {
 		snprintf(err, CF_ERRLEN, "%s: \"to\": not a network", path);

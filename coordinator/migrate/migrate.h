@@ -73,6 +73,10 @@ cJSON *plan_build(const struct ceph_map *m, const struct plan_opts *o,
  * when the plan has no old network to go back to. */
 cJSON *plan_rollback(const cJSON *plan, const cJSON *events, char *err);
 
+/* plan_check_list: every check the preflight makes, {check, what,
+ * result: "ok", "warn" or "blocked"} by the findings fs (caller frees):
+ * a passing preflight says what it checked. */
+cJSON *plan_check_list(const cJSON *fs);
 /* plan_print: the plan for a human, step by step. */
 void plan_print(const cJSON *plan, FILE *f);
 

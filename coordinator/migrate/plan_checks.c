@@ -366,3 +366,73 @@ plan_net_checks(const char *inventory, const char *key_given,
 	inventory_free(&inv);
 	return on.blocks;
 }
+
+/* The preflight's checks, each with the finding kinds that say it failed
+ * (a prefix ending in '_' names a family). */
+static const struct {
+	const char *name, *what, *kinds[3];
+} plan_check_table[] = {
+	{ "cluster_clean", "every PG active+clean",
+	    { "cluster_not_clean" } },
+	{ "osds_up", "every OSD up and in", { "osd_down" } },
+	{ "no_slow_ops", "no slow ops", { "slow_ops" } },
+	{ "new_addresses", "every OSD host has an address in the new network",
+	    { "no_new_address" } },
+	{ "cluster_network_in_db", "cluster_network is the mon database's, not "
+	    "a local ceph.conf's", { "cluster_network_in_file" } },
+	{ "one_version", "one Ceph version runs", { "mixed_versions" } },
+	{ "new_network", "the OSD hosts reach each other on the new network "
+	    "(reach, path MTU, Ceph's ports)", { "new_network_" } },
+	{ "old_to_new", "every old cluster address reaches every new one and "
+	    "back", { "old_new_unreachable" } },
+};
+
+static bool
+kind_in(const char *kind, const char *const *kinds)
+{
+	int k;
+
+	for (k = 0; k < 3 && kinds[k]; k++) {
+		size_t n = strlen(kinds[k]);
+
+		if (kinds[k][n - 1] == '_' ? strncmp(kind, kinds[k], n) == 0 :
+		    strcmp(kind, kinds[k]) == 0)
+			return true;
+	}
+	return false;
+}
+
+cJSON *
+plan_check_list(const cJSON *fs)
+{
+	cJSON *out = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < sizeof(plan_check_table) /
+	    sizeof(plan_check_table[0]); i++) {
+		const char *result = "ok";
+		const cJSON *f;
+		cJSON *c;
+
+		cJSON_ArrayForEach(f, fs) {
+			const char *k = cJSON_GetStringValue(
+			    cJSON_GetObjectItem(f, "kind"));
+			const char *sv = cJSON_GetStringValue(
+			    cJSON_GetObjectItem(f, "severity"));
+
+			if (k == NULL || !kind_in(k, plan_check_table[i].kinds))
+				continue;
+			if (sv && strcmp(sv, "warn") == 0 &&
+			    strcmp(result, "ok") == 0)
+				result = "warn";
+			else if (!sv || strcmp(sv, "warn") != 0)
+				result = "blocked";
+		}
+		c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "check", plan_check_table[i].name);
+		cJSON_AddStringToObject(c, "what", plan_check_table[i].what);
+		cJSON_AddStringToObject(c, "result", result);
+		cJSON_AddItemToArray(out, c);
+	}
+	return out;
+}

@@ -234,15 +234,21 @@ finding(cJSON *fs, const char *kind, const char *fmt, ...)
 }
 
 /* check_egress: cluster traffic leaving through the public NIC (or the
- * other way round) is a finding. */
+ * other way round) is a finding, unless the target's network is directly
+ * attached to the port it leaves by: the kernel rightly takes that port
+ * whatever the source address (reach from the public address to a
+ * cluster address on a flat fabric). A route that sends a network's
+ * traffic out of a port not on it is still one. */
 static void
 check_egress(const cJSON *res, const char *who, const char *net, cJSON *fs)
 {
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(res, "route");
 	const char *eg = "", *other = "", *local = "";
 	char err[CF_ERRLEN];
+	bool on_link = false;
 
-	if (r == NULL)
+	if (r == NULL || (json_opt_bool(r, "dst_attached", false, &on_link,
+	    err) == 0 && on_link))
 		return;
 	json_opt_str(r, "egress_if", 0, 64, "", &eg, err);
 	json_opt_str(r, "other_if", 0, 64, "", &other, err);

@@ -646,8 +646,12 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 				cJSON_AddNullToObject(cj, "ports");
 			cJSON_AddItemToObject(cj, "retested",
 			    retested_json(cv->retested));
+			/* Nothing of it measured, for the tool's own causes:
+			 * "not_measured" (never "lost", the network's). */
 			cJSON_AddStringToObject(cj, "state", cv->lost ? "lost" :
 			    cv->skipped && !isfinite(cv->gbps) ? "skipped" :
+			    cv->nm && !isfinite(cv->gbps) && !isfinite(cv->p99) &&
+			    !isfinite(cv->mpath) && !cv->pmeas ? "not_measured" :
 			    "ok");
 			if (cv->lost)
 				cJSON_AddStringToObject(cj, "reason", cv->why ?

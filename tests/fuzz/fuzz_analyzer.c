@@ -14,7 +14,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const int dlts[] = { 1, 12, 101, 113, 276, 0, 147 };
 	struct analyzer t;
 	size_t off = 0;
-	double ts = 1000;
+	int64_t ts = 1000000000000;
 
 	if (analyzer_init(&t, 16) == -1)
 		return 0;
@@ -25,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += 3;
 		if (len > size - off)
 			len = size - off;
-		ts += (double)(data[off - 3] & 0xf0) / 16000.0;
+		ts += (int64_t)(data[off - 3] & 0xf0) * 62500;
 		if (dlt == 0 || dlt == 147)
 			analyzer_packet(&t, ts, data + off, len);
 		else

@@ -82,7 +82,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.nets = 3;
 	o.tests = ~0;
 	o.modes = ~0;
-	doc = report_build(&inv, &o, run, &st, &errors);
+	doc = report_build(&inv, &o, run, &st, true, &errors);
 	store_rollback(&st);
 	cJSON_Delete(doc);
 	cJSON_Delete(j);

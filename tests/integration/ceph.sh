@@ -110,6 +110,18 @@ jq -e '[.preflight[] | select(.kind == "old_new_unreachable")] | length == 1 and
 	(.[0].evidence.pairs | length) == 6 and (.[0].hosts | sort) == ["h2", "h3", "h4"]' \
 	"$T/bad.json" >/dev/null || fail "preflight: $(jq -c .preflight "$T/bad.json")"
 grep -q "old_new_unreachable: 6 old->new pairs" "$T/bad.err" || fail "message: $(cat "$T/bad.err")"
+# Refused: the plan's steps are not in the document (nothing can run
+# them), the check that failed says so, and the terminal says the refusal
+# first and stops there.
+jq -e '.refused and (has("steps") | not) and
+	([.checks[] | select(.check == "old_to_new")][0].result == "blocked")' "$T/bad.json" >/dev/null ||
+	fail "refused plan: $(jq -c '{refused, checks, steps: (.steps | length)}' "$T/bad.json")"
+cf plan --cluster-network "$NEW" "${CO[@]}" --out "$T/refused.json" > "$T/refused.txt" 2>&1
+assert_eq "$?" 1 "plan exit, refused, on a terminal"
+head -1 "$T/refused.txt" | grep -q "^REFUSED: the preflight found" || fail "refusal first: $(head -3 "$T/refused.txt")"
+grep -q "^Step\|^step\|^ *[0-9][0-9]*\. " "$T/refused.txt" && fail "a refused plan printed its steps: $(cat "$T/refused.txt")"
+hx "$CEPHFAB" migrate --plan "$T/refused.json" --execute "${CO[@]}" > "$T/mr.txt" 2>&1
+[ "$?" != 0 ] && grep -q "preflight refused" "$T/mr.txt" || fail "migrate of a refused plan: $(cat "$T/mr.txt")"
 assert_eq "$(cx config dump -f json)" "$before" "configuration after a refused plan"
 for h in h2 h3 h4; do ip netns exec "$CP-$h" nft delete table inet cfmig; done
 
@@ -159,10 +171,13 @@ hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" plan --cluster-network 198.20.0.0/24
 	--ceph-conf "$ST/ceph/ceph.conf" --ceph-name client.admin --out "$T/plan.json" \
 	--script "$T/plan.sh" > "$T/plan.txt" 2> "$T/plan.err"
 assert_eq "$?" 0 "plan preflight ($(cat "$T/plan.err"))"
-jq -e '.preflight == [] and (.steps | length) == 18 and
+jq -e '.preflight == [] and (.refused | not) and ([.checks[].result] | all(. == "ok")) and
+	(.checks | length) == 8 and (.steps | length) == 18 and
 	([.steps[] | select(.gate.kind == "osds_moved") | .gate.osds[]] | sort) == [0, 1, 2]' \
 	"$T/plan.json" >/dev/null || fail "plan: $(jq -c '{preflight, n: (.steps | length)}' "$T/plan.json")"
 bash -n "$T/plan.sh" || fail "plan script"
+# A passing preflight lists what it checked.
+[ "$(grep -c '^  ok ' "$T/plan.txt")" = 8 ] || fail "checks listed: $(head -12 "$T/plan.txt")"
 # A network no host has: refused, every host named, nothing changed.
 before=$(hx ceph -c "$ST/ceph/ceph.conf" -n client.admin config dump -f json 2>/dev/null)
 hx "$CEPHFAB" -i "$T/ceph.inv" -k "$ST/key" --json plan --cluster-network 198.21.0.0/24 \

@@ -89,7 +89,7 @@ kill -INT "$p"
 wait "$p"; rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 note "Ctrl-C: the coordinator ended in $ms ms, exit $rc: $(grep -m1 interrupted "$T/c.err")"
-assert_eq "$rc" 3 "exit after Ctrl-C"
+assert_eq "$rc" 4 "exit after Ctrl-C (the run incomplete)"
 [ "$ms" -le 2500 ] || fail "Ctrl-C took $ms ms"
 grep -q "interrupted; .* Resume with: .*--resume" "$T/c.err" || fail "Ctrl-C message: $(cat "$T/c.err")"
 for k in $kids; do kill -0 "$k" 2>/dev/null && fail "child $k outlived the coordinator"; done

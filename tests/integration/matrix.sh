@@ -141,10 +141,15 @@ wait_until 30 sh -c "sqlite3 $T/k.db 'select count(*) from cells where test=\"bw
 kill -9 "$(cat "$LST/agent-h4.pid")"
 wait "$mx"; rc=$?
 assert_eq "$rc" 1 "matrix with a dead agent"
-jq -e '[.findings[] | select(.kind == "unreachable")] | length > 0 and all(.hosts | index("h4"))' "$T/k.json" >/dev/null ||
-	fail "lost cells: $(jq -c '.findings' "$T/k.json")"
-jq -e '[.networks.public.cells[] | select(.state == "lost")] | all(.src == "h4" or .dst == "h4")' "$T/k.json" >/dev/null ||
-	fail "only h4's cells are lost"
+# The dead agent's tests are not measured, a warning at the agent, never
+# a network finding about h4's pairs.
+jq -e '[.findings[] | select(.kind == "not_measured")] | length > 0 and
+	all(.location.host == "h4" and .evidence.cause == "agent_down")' "$T/k.json" >/dev/null ||
+	fail "not measured: $(jq -c '.findings' "$T/k.json")"
+jq -e '[.findings[] | select(.kind == "unreachable")] | length == 0' "$T/k.json" >/dev/null ||
+	fail "a dead agent read as an unreachable network: $(jq -c '.findings' "$T/k.json")"
+jq -e '[.networks.public.cells[] | select(.not_measured)] | length > 0 and all(.src == "h4" or .dst == "h4")' "$T/k.json" >/dev/null ||
+	fail "only h4's cells are not measured"
 # h4's agent back, as the lab started it.
 ip netns exec "$LP-h4" "$AGENT" -d -c "$LST/agent.conf" > "$T/h4.log" 2>&1 &
 PIDS+=("$!")

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
@@ -14,11 +15,15 @@
 #include <arpa/inet.h>
 
 #include "capture/analyzer.h"
+#include "probes/trace.h"
 
 #define SYN 0x02
 #define ACK 0x10
 
 static uint8_t pkt[128];
+
+/* T: seconds as the analyzer's nanoseconds. */
+#define T(s) ((int64_t)((s) * 1e9 + 0.5))
 
 /* mk: an IPv4/TCP packet from A (10.0.0.1:1000) or B (10.0.0.2:6800). */
 static size_t
@@ -58,26 +63,123 @@ test_rtts(void **state)
 
 	(void)state;
 	assert_int_equal(analyzer_init(&t, 0), 0);
-	analyzer_packet(&t, 1.000, pkt, mk(0, 100, 0, SYN, 1000, 0));
-	analyzer_packet(&t, 1.002, pkt, mk(1, 500, 101, SYN | ACK, 1000, 0));
-	f = analyzer_packet(&t, 1.003, pkt, mk(0, 101, 501, ACK, 1000, 0));
+	analyzer_packet(&t, T(1.000), pkt, mk(0, 100, 0, SYN, 1000, 0));
+	analyzer_packet(&t, T(1.002), pkt, mk(1, 500, 101, SYN | ACK, 1000, 0));
+	f = analyzer_packet(&t, T(1.003), pkt, mk(0, 101, 501, ACK, 1000, 0));
 	assert_non_null(f);
 	/* SYN to the ACK that completes the handshake. */
-	assert_true(f->hs_rtt > 0.0029 && f->hs_rtt < 0.0031);
+	assert_int_equal(f->hs_rtt, 3000000);
 	/* 1000 bytes out, ACKed 4 ms later: one sample of 4 ms. */
-	analyzer_packet(&t, 1.010, pkt, mk(0, 101, 501, ACK, 1000, 1000));
-	analyzer_packet(&t, 1.014, pkt, mk(1, 501, 1101, ACK, 1000, 0));
+	analyzer_packet(&t, T(1.010), pkt, mk(0, 101, 501, ACK, 1000, 1000));
+	analyzer_packet(&t, T(1.014), pkt, mk(1, 501, 1101, ACK, 1000, 0));
 	assert_int_equal(f->d[0].c.rtt_n, 1);
 	assert_true(f->d[0].c.rtt_sum > 0.0039 && f->d[0].c.rtt_sum < 0.0041);
 	/* Sent, sent again (a retransmission), ACKed: no sample (Karn). */
-	analyzer_packet(&t, 1.020, pkt, mk(0, 1101, 501, ACK, 1000, 1000));
-	analyzer_packet(&t, 1.300, pkt, mk(0, 1101, 501, ACK, 1000, 1000));
-	analyzer_packet(&t, 1.301, pkt, mk(1, 501, 2101, ACK, 1000, 0));
+	analyzer_packet(&t, T(1.020), pkt, mk(0, 1101, 501, ACK, 1000, 1000));
+	analyzer_packet(&t, T(1.300), pkt, mk(0, 1101, 501, ACK, 1000, 1000));
+	analyzer_packet(&t, T(1.301), pkt, mk(1, 501, 2101, ACK, 1000, 0));
 	assert_int_equal(f->d[0].c.retrans, 1);
 	assert_int_equal(f->d[0].c.rtt_n, 1);
 	assert_int_equal(f->d[0].c.segments, 5);
 	assert_int_equal(f->d[0].c.bytes, 3000);
 	analyzer_free(&t);
+}
+
+/* At today's times since the epoch (1.8e9 s), a 17 us handshake and a
+ * segment that fills a hole exactly 17 us after the highest one: tshark
+ * compares integer times, finds 17 us not below the 17 us threshold, and
+ * calls it a retransmission. In double seconds the handshake read
+ * 17.17 us and the same segment came out out-of-order. */
+static void
+test_threshold_exact(void **state)
+{
+	const int64_t t0 = 1800000000LL * 1000000000LL + 123456789;
+	struct analyzer t;
+	struct analyzer_flow *f;
+
+	(void)state;
+	assert_int_equal(analyzer_init(&t, 0), 0);
+	analyzer_packet(&t, t0, pkt, mk(0, 100, 0, SYN, 1000, 0));
+	analyzer_packet(&t, t0 + 8000, pkt, mk(1, 500, 101, SYN | ACK, 1000, 0));
+	f = analyzer_packet(&t, t0 + 17000, pkt, mk(0, 101, 501, ACK, 1000, 0));
+	assert_non_null(f);
+	assert_int_equal(f->hs_rtt, 17000);
+	/* 101..1101 and 2101..3101 sent, 1101..2101 missing (lost). */
+	analyzer_packet(&t, t0 + 100000, pkt, mk(0, 101, 501, ACK, 1000, 1000));
+	analyzer_packet(&t, t0 + 200000, pkt, mk(0, 2101, 501, ACK, 1000,
+	    1000));
+	/* The hole, exactly one handshake RTT after 2101 was sent. */
+	analyzer_packet(&t, t0 + 217000, pkt, mk(0, 1101, 501, ACK, 1000,
+	    1000));
+	assert_int_equal(f->d[0].c.ooo, 0);
+	assert_int_equal(f->d[0].c.retrans, 1);
+	/* One nanosecond earlier it is out of order, as tshark says. */
+	analyzer_packet(&t, t0 + 300000, pkt, mk(0, 4101, 501, ACK, 1000,
+	    1000));
+	analyzer_packet(&t, t0 + 316999, pkt, mk(0, 3101, 501, ACK, 1000,
+	    1000));
+	assert_int_equal(f->d[0].c.ooo, 1);
+	assert_int_equal(f->d[0].c.retrans, 1);
+	analyzer_free(&t);
+}
+
+/* tracer: the path tracer's probe of A's flow, as agent/probes/trace.c
+ * sends it: no payload, a random sequence number, the marker option. */
+static size_t
+tracer(uint32_t seq, bool marked)
+{
+	size_t len = mk(0, seq, 0, ACK, 512, 0);
+	uint16_t tot = htons(44);
+
+	if (!marked)
+		return len;
+	memcpy(pkt + 2, &tot, 2);
+	pkt[32] = 0x60;		/* 24-byte header */
+	pkt[40] = TRACE_OPT_KIND;
+	pkt[41] = 4;
+	pkt[42] = TRACE_OPT_EXID >> 8;
+	pkt[43] = TRACE_OPT_EXID & 0xff;
+	return 44;
+}
+
+/* The tracer's probes in the middle of a flow (a sequence number far
+ * ahead of the flow's): not the flow's segments, so no retransmission
+ * of the data after them. Unmarked, the same probe moved the flow's next
+ * sequence and every later segment read as retransmitted: the count
+ * watch and the cutover's settle gate showed as 84 % retransmits. */
+static void
+test_tracer_probes(void **state)
+{
+	struct analyzer t;
+	struct analyzer_flow *f = NULL;
+	uint32_t seq = 1;
+	int k, i;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(analyzer_init(&t, 0), 0);
+		seq = 1;
+		for (i = 0; i < 20; i++) {
+			f = analyzer_packet(&t, T(1.0 + i * 0.001), pkt, mk(0, seq,
+			    1, ACK, 1000, 1000));
+			seq += 1000;
+			if (i == 5 || i == 6)
+				analyzer_packet(&t, 1.0 + i * 0.001 + 0.0001,
+				    pkt, tracer(0x80000000u | (uint32_t)i,
+				    k == 0));
+		}
+		assert_non_null(f);
+		if (k == 0) {
+			assert_int_equal(f->d[0].c.retrans, 0);
+			assert_int_equal(f->d[0].c.ooo, 0);
+			assert_int_equal(f->d[0].c.segments, 20);
+			assert_int_equal(t.tracer, 2);
+		} else {
+			/* What an unmarked probe does: why it is marked. */
+			assert_true(f->d[0].c.retrans + f->d[0].c.ooo >= 10);
+		}
+		analyzer_free(&t);
+	}
 }
 
 static void
@@ -88,19 +190,19 @@ test_fast_and_zero_window(void **state)
 
 	(void)state;
 	assert_int_equal(analyzer_init(&t, 0), 0);
-	analyzer_packet(&t, 1.0, pkt, mk(0, 1, 1, ACK, 1000, 1000));
-	analyzer_packet(&t, 1.0001, pkt, mk(0, 1001, 1, ACK, 1000, 1000));
-	analyzer_packet(&t, 1.0002, pkt, mk(0, 2001, 1, ACK, 1000, 1000));
+	analyzer_packet(&t, T(1.0), pkt, mk(0, 1, 1, ACK, 1000, 1000));
+	analyzer_packet(&t, T(1.0001), pkt, mk(0, 1001, 1, ACK, 1000, 1000));
+	analyzer_packet(&t, T(1.0002), pkt, mk(0, 2001, 1, ACK, 1000, 1000));
 	/* 1001 lost: B acks 1001 three times (two duplicates). */
-	analyzer_packet(&t, 1.01, pkt, mk(1, 1, 1001, ACK, 1000, 0));
-	analyzer_packet(&t, 1.011, pkt, mk(1, 1, 1001, ACK, 1000, 0));
-	analyzer_packet(&t, 1.012, pkt, mk(1, 1, 1001, ACK, 1000, 0));
-	f = analyzer_packet(&t, 1.015, pkt, mk(0, 1001, 1, ACK, 1000, 1000));
+	analyzer_packet(&t, T(1.01), pkt, mk(1, 1, 1001, ACK, 1000, 0));
+	analyzer_packet(&t, T(1.011), pkt, mk(1, 1, 1001, ACK, 1000, 0));
+	analyzer_packet(&t, T(1.012), pkt, mk(1, 1, 1001, ACK, 1000, 0));
+	f = analyzer_packet(&t, T(1.015), pkt, mk(0, 1001, 1, ACK, 1000, 1000));
 	assert_int_equal(f->d[1].c.dup_acks, 2);
 	assert_int_equal(f->d[0].c.fast_retrans, 1);
 	assert_int_equal(f->d[0].c.retrans, 1);
 	/* B's window closes. */
-	analyzer_packet(&t, 1.02, pkt, mk(1, 1, 3001, ACK, 0, 0));
+	analyzer_packet(&t, T(1.02), pkt, mk(1, 1, 3001, ACK, 0, 0));
 	assert_int_equal(f->d[1].c.zero_window, 1);
 	analyzer_free(&t);
 }
@@ -117,14 +219,14 @@ test_cap(void **state)
 		mk(0, 1, 0, SYN, 1000, 0);
 		pkt[20] = (uint8_t)(i >> 8);	/* a new source port each */
 		pkt[21] = (uint8_t)i;
-		analyzer_packet(&t, 1.0 + i, pkt, 40);
+		analyzer_packet(&t, T(1.0 + i), pkt, 40);
 	}
 	assert_int_equal(t.nflows, 8);
 	assert_int_equal(t.evicted, 92);
 	/* Too short or not TCP: counted, not analyzed. */
-	assert_null(analyzer_packet(&t, 2.0, pkt, 30));
+	assert_null(analyzer_packet(&t, T(2.0), pkt, 30));
 	pkt[9] = 17;
-	assert_null(analyzer_packet(&t, 2.0, pkt, 40));
+	assert_null(analyzer_packet(&t, T(2.0), pkt, 40));
 	assert_int_equal(t.truncated + t.non_tcp, 2);
 	analyzer_free(&t);
 }
@@ -187,7 +289,8 @@ test_hash_keyed(void **state)
 }
 
 CF_UNIT_MAIN(NULL, NULL,
-    cmocka_unit_test(test_rtts),
+    cmocka_unit_test(test_rtts), cmocka_unit_test(test_tracer_probes),
+    cmocka_unit_test(test_threshold_exact),
     cmocka_unit_test(test_fast_and_zero_window),
     cmocka_unit_test(test_cap), cmocka_unit_test(test_ring),
     cmocka_unit_test(test_hash_keyed))

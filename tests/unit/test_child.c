@@ -108,6 +108,33 @@ long_child(void *arg)
 
 /* A shutdown ends the children being waited for at once, and starts no
  * more. */
+/* CHILD_ERRLINE: stdout alone is the output (a CLI's JSON is not mixed
+ * with its warnings), and a child that failed leaves its last line of
+ * stderr in err (what "exit status 1 and no JSON" never said). */
+static void
+test_errline(void **state)
+{
+	const char *bad[] = { "sh", "-c", "echo '{}'; echo warning >&2; "
+	    "printf 'Error EINVAL: no such\\tpool\\n\\n' >&2; exit 2", NULL };
+	const char *good[] = { "sh", "-c", "echo '{}'; echo chatter >&2",
+	    NULL };
+	char err[CF_ERRLEN], *out;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(child_run(bad, 5, CHILD_ERRLINE, &out, &len, 1024,
+	    err), 2);
+	assert_string_equal(out, "{}\n");
+	assert_string_equal(err, "Error EINVAL: no such pool");
+	free(out);
+	strcpy(err, "untouched");
+	assert_int_equal(child_run(good, 5, CHILD_ERRLINE, &out, &len, 1024,
+	    err), 0);
+	assert_string_equal(out, "{}\n");
+	assert_string_equal(err, "untouched");
+	free(out);
+}
+
 static void
 test_kill_all(void **state)
 {
@@ -132,4 +159,6 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_closed_output_and_fds),
     cmocka_unit_test(test_small_cap),
     cmocka_unit_test(test_status_and_deadline),
+    cmocka_unit_test(test_errline),
+    /* Last: child_kill_all refuses every child after it. */
     cmocka_unit_test(test_kill_all))
