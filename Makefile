@@ -158,11 +158,15 @@ deps:
 
 # SCENARIOS="matrix probes": just those integration scenarios, with the
 # same builds, rerun and timing; CHECK_PHASES picks phases (tests/check.sh).
+# Builds on every core: make check's phases wait on them.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 check:
 	@scripts/deps.sh check || scripts/deps.sh install
-	@$(MAKE) --no-print-directory all $(if $(SCENARIOS),,$(UNIT_BINS))
+	@$(MAKE) --no-print-directory -j$(NPROC) all \
+		$(if $(SCENARIOS),,$(UNIT_BINS))
 	@UNIT_TESTS="$(UNIT_TESTS)" FUZZ_HARNESSES="$(FUZZ_HARNESSES)" \
-		SCENARIOS="$(SCENARIOS)" CHECK_PHASES="$(CHECK_PHASES)" tests/check.sh
+		SCENARIOS="$(SCENARIOS)" CHECK_PHASES="$(CHECK_PHASES)" \
+		NPROC=$(NPROC) tests/check.sh
 
 integration: all san-bins
 	@tests/run_integration.sh $(SCENARIOS)
@@ -207,14 +211,19 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 # Unit tests under valgrind: any error, or a definite leak, fails.
+# One valgrind per core at once (each test binary is single-threaded).
 valgrind: $(UNIT_BINS)
-	@pass=0; for t in $(UNIT_TESTS); do \
-		if valgrind -q --error-exitcode=1 --leak-check=full \
-		    --errors-for-leak-kinds=definite $(BUILD)/tests/$$t \
-		    >/dev/null 2>$(BUILD)/tests/$$t.vg; then \
-			echo "ok   valgrind $$t"; pass=$$((pass + 1)); \
-		else echo "FAIL valgrind $$t"; head -40 $(BUILD)/tests/$$t.vg; \
-			exit 1; fi; done; echo "valgrind: $$pass passed, 0 failed"
+	@printf '%s\n' $(UNIT_TESTS) | xargs -P $(NPROC) -I{} sh -c \
+		'if valgrind -q --error-exitcode=1 --leak-check=full \
+		    --errors-for-leak-kinds=definite $(BUILD)/tests/{} \
+		    >/dev/null 2>$(BUILD)/tests/{}.vg; then \
+			echo "ok   valgrind {}"; \
+		else echo "FAIL valgrind {}"; head -40 $(BUILD)/tests/{}.vg; \
+			exit 255; fi' > $(BUILD)/valgrind.out; rc=$$?; \
+		cat $(BUILD)/valgrind.out; \
+		echo "valgrind: $$(grep -c '^ok' $(BUILD)/valgrind.out) passed," \
+		"$$(grep -c '^FAIL' $(BUILD)/valgrind.out) failed"; \
+		[ $$rc -eq 0 ]
 
 fuzz-build: $(FUZZ_HARNESSES:%=build/fuzz/%)
 fuzz: fuzz-build

@@ -18,6 +18,9 @@ CF_FLAKES=$(mktemp /tmp/cf-flakes.XXXXXX)
 times=$(mktemp /tmp/cf-phases.XXXXXX)
 trap 'rm -f "$CF_COUNTS" "$CF_FLAKES" "$times"' EXIT
 UNIT=${UNIT_TESTS:?run through make check}
+# Builds, valgrind and the short fuzz runs use every core; the
+# integration scenarios run one at a time (their timings judge).
+J=${NPROC:-$(nproc 2>/dev/null || echo 2)}
 if [ -n "${SCENARIOS:-}" ]; then
 	PHASES=${CHECK_PHASES:-integration}
 else
@@ -34,7 +37,7 @@ phase() {
 
 unit() { tests/run_unit.sh $(for t in $UNIT; do echo build/tests/$t; done); }
 sanunit() {
-	if make --no-print-directory unit-asan-build >/tmp/cf-asan-build.log 2>&1; then
+	if make --no-print-directory -j"$J" unit-asan-build >/tmp/cf-asan-build.log 2>&1; then
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			tests/run_unit.sh $(for t in $UNIT; do echo build/asan/tests/$t; done)
@@ -47,7 +50,7 @@ sanunit() {
 integration() {
 	# The agents and the coordinator under ASan+UBSan for the scenarios
 	# that do not judge speed (run_integration.sh says which run where).
-	if ! make --no-print-directory san-bins >/tmp/cf-asan-bins.log 2>&1; then
+	if ! make --no-print-directory -j"$J" san-bins >/tmp/cf-asan-bins.log 2>&1; then
 		tail -20 /tmp/cf-asan-bins.log
 		echo "0 1" >> "$CF_COUNTS"
 		echo "FAIL: sanitizer build of the agent and the coordinator"
@@ -58,7 +61,7 @@ integration() {
 }
 valgrind_phase() {
 	command -v valgrind >/dev/null 2>&1 || { echo "valgrind not installed"; return; }
-	if make --no-print-directory valgrind > /tmp/cf-valgrind.log 2>&1; then
+	if make --no-print-directory NPROC="$J" valgrind > /tmp/cf-valgrind.log 2>&1; then
 		tail -1 /tmp/cf-valgrind.log
 		n=$(grep -c '^ok   valgrind' /tmp/cf-valgrind.log)
 		echo "$n 0" >> "$CF_COUNTS"
@@ -69,8 +72,8 @@ valgrind_phase() {
 }
 fuzz() {
 	command -v clang >/dev/null 2>&1 || { echo "clang not installed: fuzz harnesses not run"; return; }
-	if make --no-print-directory fuzz-build >/tmp/cf-fuzz-build.log 2>&1; then
-		tests/run_fuzz.sh "${FUZZ_CHECK_SECONDS:-5}" ${FUZZ_HARNESSES:?}
+	if make --no-print-directory -j"$J" fuzz-build >/tmp/cf-fuzz-build.log 2>&1; then
+		FUZZ_JOBS=$J tests/run_fuzz.sh "${FUZZ_CHECK_SECONDS:-5}" ${FUZZ_HARNESSES:?}
 	else
 		tail -20 /tmp/cf-fuzz-build.log
 		echo "0 1" >> "$CF_COUNTS"

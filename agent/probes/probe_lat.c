@@ -2,7 +2,7 @@
  * probe_lat: UDP latency probes, pipelined. Probes leave at the asked rate
  * whatever happens to the ones before them; each is remembered by its
  * sequence number with its send time and is lost once its own timeout
- * passes (a multiple of the RTTs seen, bounded by the request's). One
+ * passes (the request's, from its own send time). One
  * probe in flight with a 1 s timeout made --rate a wish on a lossy path
  * (111 probes in 34 s at --rate 100 with 20 % loss) and a long lossy run
  * meet the session's idle limit. See probe_int.h.
@@ -19,10 +19,11 @@
 #include <sys/socket.h>
 #include <linux/net_tstamp.h>
 
-/* A probe is lost this long after it left at least, and at most the
- * request's timeout: RTT_MULT times the largest RTT seen so far. */
-#define LAT_MIN_TIMEOUT_NS 200000000ull
-#define LAT_RTT_MULT 20
+/* A probe is lost once the request's timeout has passed since it left
+ * (default 1 s): a fixed bound, as sockperf's, since a load that queues
+ * the path makes RTTs jump a thousandfold, where any multiple of the RTTs
+ * seen before would count queued probes lost. Pipelined, the timeout no
+ * longer slows the rate, only the run's last wait. */
 /* Five probes in a row lost with none answered since: the path passes
  * nothing of this size; the rest are counted lost, not waited on. */
 #define LAT_DEAD_STREAK 5
@@ -94,7 +95,6 @@ struct lat {
 	uint64_t next, sent, lost, answered;
 	uint64_t oldest;		/* the oldest probe maybe in flight */
 	uint64_t inflight;
-	uint64_t rtt_max;
 	unsigned streak;		/* lost in a row, none answered */
 	struct hist h, hd, hn;
 	bool any_hw;
@@ -104,12 +104,7 @@ struct lat {
 static uint64_t
 lat_timeout(const struct lat *l)
 {
-	uint64_t cap = (uint64_t)l->p->timeout_ms * 1000000ull;
-	uint64_t t = l->rtt_max * LAT_RTT_MULT;
-
-	if (t < LAT_MIN_TIMEOUT_NS)
-		t = LAT_MIN_TIMEOUT_NS;
-	return t < cap ? t : cap;
+	return (uint64_t)l->p->timeout_ms * 1000000ull;
 }
 
 /* lat_expire: probes past their timeout are lost. */
@@ -161,8 +156,6 @@ lat_recv(struct lat *l)
 		if (l->sent_ns[i] == 0)
 			continue;	/* already counted lost, or twice */
 		histogram_add(&l->h, t1 - l->sent_ns[i]);
-		if (t1 - l->sent_ns[i] > l->rtt_max)
-			l->rtt_max = t1 - l->sent_ns[i];
 		{
 			bool rhw = false, thw = false;
 			uint64_t rsw, rx = ts_from_cmsg(&mh, &rhw, &rsw);

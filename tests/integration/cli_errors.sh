@@ -78,11 +78,11 @@ assert_eq "$out" "cephfab: warning: -t before the command is the connect timeout
 out=$("$CEPHFAB" check -i "$T/good.inv" 2>&1); assert_eq "$?" 0 "check -i after the command"
 out=$("$CEPHFAB" check --inventory="$T/good.inv" --connect-timeout 2 2>&1); assert_eq "$?" 0 "--inventory= after the command"
 out=$("$CEPHFAB" pair a b -i "$T/bad.inv" 2>&1); assert_eq "$?" 2 "pair's -i after the hosts is the inventory"
+echo "$out" | grep -q "$T/bad.inv:5: unknown key 'clster'" || fail "pair -i INV read the inventory: $out"
 # A mistyped option after a command word: one line naming both, not the
 # global usage page without "cephfab:".
 out=$("$CEPHFAB" -i "$T/bad.inv" hosts --jsno 2>&1); assert_eq "$?" 2 "hosts --jsno"
 assert_eq "$out" "cephfab: hosts: unknown option '--jsno' (cephfab hosts --help lists its options)" "hosts --jsno message"
-echo "$out" | grep -q "$T/bad.inv:5: unknown key 'clster'" || fail "pair -i INV read the inventory: $out"
 out=$("$CEPHFAB" -i "$T/good.inv" pair a b -i 0.5 2>&1); assert_eq "$?" 2 "pair -i 0.5 (iperf3's interval)"
 echo "$out" | grep -q -- "--interval" || fail "pair -i 0.5 message: $out"
 # keygen -o never overwrites.

@@ -45,7 +45,15 @@ jq -e '.results[0].ports | length == 11' "$T/p4.json" >/dev/null || fail "defaul
 
 # Loaded vs idle on a 200 Mbit/s link.
 "$LAB" fault "$LP" add rate:h2-clu:200 2>/dev/null
-cf latency h1 h2 --size 2000 -t 3 --rate 200 --loaded --json > "$T/load.json" || fail "loaded latency"
+# The probes keep their 200/s under the load (pipelined), so the shaper's
+# full queue may drop a few of them: probe loss is then the truth, and
+# the only finding allowed.
+cf latency h1 h2 --size 2000 -t 3 --rate 200 --loaded --json > "$T/load.json"
+rc=$?
+[ "$rc" = 0 ] || { [ "$rc" = 1 ] && jq -e '[.findings[].kind] | all(. == "probe_loss")' "$T/load.json" >/dev/null; } ||
+	fail "loaded latency: exit $rc, $(jq -c .findings "$T/load.json")"
+jq -e '[.results[] | .sizes[0].sent] | all(. >= 570)' "$T/load.json" >/dev/null ||
+	fail "loaded latency: the rate did not hold: $(jq -c '[.results[] | .sizes[0] | {sent, lost}]' "$T/load.json")"
 idle=$(jq '.load.idle_p99_us' "$T/load.json"); loaded=$(jq '.load.loaded_p99_us' "$T/load.json")
 note "p99 idle $idle us, loaded $loaded us"
 jq -e '.load.loaded_p99_us > .load.idle_p99_us' "$T/load.json" >/dev/null || fail "loaded p99 not higher"
@@ -85,12 +93,16 @@ assert_eq "$(kinds "$T/eg.json")" wrong_egress "egress findings"
 assert_eq "$(jq -r '.results[0].route.egress_if' "$T/eg.json")" pub "egress interface"
 "$LAB" fault "$LP" del egress:h1:cluster 2>/dev/null
 
-# Reach: h1's public address to h2's cluster address is not routed in a
-# flat lab (two separate L2 segments): unreachable, clearly.
+# Reach: from h1's public address to h2's cluster address on the flat
+# fabric, the kernel rightly sends it out of h1's cluster port (the
+# target's network is attached there), and h2 answers: a pass, with no
+# wrong_egress (it said one, exit 1). The route says why.
 cf reach h1 h2 --from-net cluster --to-net cluster --json > "$T/r1.json"; assert_eq "$?" 0 "reach same net"
-cf reach h1 h2 --from-net public --to-net cluster --json > "$T/r2.json"; rc=$?
-[ "$rc" = 1 ] || [ "$rc" = 3 ] || fail "reach across unrouted networks: exit $rc"
-jq -e '.verdict != "pass"' "$T/r2.json" >/dev/null || fail "reach verdict"
+cf reach h1 h2 --from-net public --to-net cluster --json > "$T/r2.json"
+assert_eq "$?" 0 "reach public -> cluster on a flat fabric ($(jq -c .findings "$T/r2.json"))"
+jq -e '.verdict == "pass" and .findings == [] and .results[0].route.egress_if == "clu" and
+	.results[0].route.dst_attached' "$T/r2.json" >/dev/null ||
+	fail "reach across networks: $(jq -c '{verdict, findings, route: .results[0].route}' "$T/r2.json")"
 
 # Bad input: one clear line, exit 2.
 out=$(cf latency h1 h2 --size 10 2>&1); assert_eq "$?" 2 "bad size"
