@@ -205,6 +205,8 @@ probe_parse(struct probe *p, const cJSON *b, bool run, char *err)
 		if (json_opt_u32(b, "count", 1, 1000000, 1000, &p->count,
 		    err) == -1 ||
 		    json_opt_u32(b, "rate", 0, 100000, 0, &p->rate, err) == -1 ||
+		    json_opt_u32(b, "window", 0, 1024, 0, &p->window,
+		    err) == -1 ||
 		    json_opt_u32(b, "timeout_ms", 10, 10000, 1000,
 		    &p->timeout_ms, err) == -1 ||
 		    json_opt_u32(b, "max_size", 0, 65535, 0, &p->max_size,

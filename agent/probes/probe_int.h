@@ -46,6 +46,8 @@ struct probe {
 	int nsizes;
 	uint32_t count;
 	uint32_t rate;			/* messages per second, 0 = back to back */
+	uint32_t window;		/* latency: probes in flight at most,
+					   0 = as many as the rate sends */
 	double duration;
 	uint32_t timeout_ms;
 	uint32_t max_size;		/* MTU: upper bound to search */

@@ -107,6 +107,15 @@ lat_timeout(const struct lat *l)
 	return (uint64_t)l->p->timeout_ms * 1000000ull;
 }
 
+/* lat_room: whether the window lets one more probe go (a window of 1:
+ * one in flight, self-clocked by the path, as the matrix's probes beside
+ * its bandwidth tests are, so that they never load what they measure). */
+static bool
+lat_room(const struct lat *l)
+{
+	return l->p->window == 0 || l->inflight < l->p->window;
+}
+
 /* lat_expire: probes past their timeout are lost. */
 static void
 lat_expire(struct lat *l, uint64_t now)
@@ -205,7 +214,8 @@ lat_wait(struct lat *l, uint64_t start, uint64_t end_ns)
 	uint64_t now = probe_now_ns(), at = now + 200000000ull;
 	uint64_t k;
 
-	if (l->next < l->p->count && (l->p->rate > 0 || l->inflight == 0)) {
+	if (l->next < l->p->count && lat_room(l) && (l->p->rate > 0 ||
+	    l->inflight == 0)) {
 		uint64_t s = l->p->rate ? start + l->next * 1000000000ull /
 		    l->p->rate : now;
 
@@ -291,8 +301,9 @@ probe_latency_udp(struct probe *p, int fd, uint32_t size, double end,
 			l->next = p->count;
 			break;
 		}
-		if (l->next < p->count && (p->rate ? now >= start + l->next *
-		    1000000000ull / p->rate : l->inflight == 0)) {
+		if (l->next < p->count && lat_room(l) && (p->rate ? now >=
+		    start + l->next * 1000000000ull / p->rate :
+		    l->inflight == 0)) {
 			lat_send(l);
 			continue;
 		}

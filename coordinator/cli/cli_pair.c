@@ -35,7 +35,7 @@ static const struct num_opt pair_nums[] = {
 };
 
 enum { P_NET = 256, P_TCP, P_UDP, P_SIZE, P_COUNT, P_RATE, P_LOADED, P_PORTS,
-    P_FROM, P_TO };
+    P_FROM, P_TO, P_WINDOW };
 
 static const struct num_opt probe_nums[] = {
 	NUM_OPT(P_COUNT, "--count", 1, 1000000, NUM_U32, struct probe_cmd_opts,
@@ -44,6 +44,8 @@ static const struct num_opt probe_nums[] = {
 	    duration),
 	NUM_OPT(P_RATE, "--rate", 1, 100000, NUM_U32, struct probe_cmd_opts,
 	    rate),
+	NUM_OPT(P_WINDOW, "--window", 1, 1024, NUM_U32, struct probe_cmd_opts,
+	    window),
 	NUM_END
 };
 
@@ -331,7 +333,7 @@ probe_usage(FILE *f, int kind)
 	static const char *const pages[] = {
 	    "usage: cephfab -i INV latency A B [--net N] [--tcp|--udp] "
 	    "[--size LIST] [--count N | -t S]\n"
-	    "                 [--rate PPS] [--loaded] [--json]\n"
+	    "                 [--rate PPS] [--window N] [--loaded] [--json]\n"
 	    "  round-trip times from A to B, per message size\n"
 	    "  --net N       public or cluster (default: cluster when both "
 	    "have one)\n"
@@ -340,7 +342,12 @@ probe_usage(FILE *f, int kind)
 	    "64,512,2000,8192)\n"
 	    "  --count N     round trips per size (default 1000); -t S bounds "
 	    "the time instead\n"
-	    "  --rate PPS    round trips per second (default: back to back)\n"
+	    "  --rate PPS    probes per second, sent whatever is lost (default: "
+	    "back to back,\n"
+	    "                one at a time)\n"
+	    "  --window N    probes in flight at most (default: as the rate "
+	    "sends them;\n"
+	    "                1: one at a time, never loading the path)\n"
 	    "  --loaded      again while a 4-stream throughput test runs on "
 	    "the path\n",
 	    "usage: cephfab -i INV mtu A B [--net N] [--json]\n"
@@ -380,6 +387,7 @@ cmd_probe(const struct gopts *g, int argc, char **argv)
 		OPT_FLAG("udp", P_UDP), OPT_ARG("size", P_SIZE),
 		OPT_ARG("count", P_COUNT), OPT_ARG("time", 't'),
 		OPT_ARG("rate", P_RATE), OPT_FLAG("loaded", P_LOADED),
+		OPT_ARG("window", P_WINDOW),
 		OPT_ARG("ports", P_PORTS), OPT_ARG("from-net", P_FROM),
 		OPT_ARG("to-net", P_TO), OPT_FLAG("json", 'j'),
 		OPT_FLAG("help", 'h'), OPT_END

@@ -164,6 +164,10 @@ matrix_job_argv(struct job *j, char **argv, char bufs[8][32])
 		argv[k++] = "200";
 		argv[k++] = "--rate";
 		argv[k++] = "500";
+		/* One at a time: beside the bandwidth rounds, and across a
+		 * slow port, the probes must not load what they measure. */
+		argv[k++] = "--window";
+		argv[k++] = "1";
 		break;
 	case 3:
 		if (o->prof.nports) {

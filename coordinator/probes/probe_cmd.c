@@ -82,6 +82,8 @@ probe_cmd_pex(struct pcmd *c, struct sess *resp, struct inv_host *hr,
 		cJSON_AddStringToObject(runb, "proto", o->tcp ? "tcp" : "udp");
 		cJSON_AddNumberToObject(runb, "count", o->count);
 		cJSON_AddNumberToObject(runb, "rate", o->rate);
+		if (o->window)
+			cJSON_AddNumberToObject(runb, "window", o->window);
 		arr = cJSON_AddArrayToObject(runb, "sizes");
 		for (i = 0; i < o->nsizes; i++)
 			cJSON_AddItemToArray(arr,

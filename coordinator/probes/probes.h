@@ -199,6 +199,8 @@ struct probe_cmd_opts {
 	uint32_t count;
 	double duration;
 	uint32_t rate;
+	uint32_t window;		/* latency: probes in flight at most
+					   (0: as the rate sends them) */
 	bool loaded;
 	uint16_t ports[128];
 	int nports;

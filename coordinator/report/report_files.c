@@ -80,6 +80,34 @@ measured(const cJSON *c, int k)
 	return false;
 }
 
+/* nm_reason: "CAUSE: REASON" of check k's test in cell c's
+ * not_measured, NULL when it has none. */
+static const char *
+nm_reason(const cJSON *c, int k)
+{
+	static const char *const test[] = { "bw", "lat", "mtu", "ports" };
+	static char b[640];
+	const cJSON *e;
+
+	if (k >= 4)
+		return NULL;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(c, "not_measured")) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "test"));
+		const char *cs = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "cause"));
+		const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "reason"));
+
+		if (t && strcmp(t, test[k]) == 0) {
+			snprintf(b, sizeof(b), "%s: %s", cs ? cs : "?",
+			    r ? r : "");
+			return b;
+		}
+	}
+	return NULL;
+}
+
 int
 report_junit(const cJSON *doc, const char *path, char *err)
 {
@@ -160,10 +188,19 @@ report_junit(const cJSON *doc, const char *path, char *err)
 					xml_esc(fp, sum);
 					fputs("\"/>", fp);
 				}
-				/* What was not measured did not pass. */
-				if (!failed && !measured(c, k))
-					fputs("<skipped message=\"not measured\"/>",
+				/* What was not measured did not pass; the
+				 * tool's own cause, when it is one, said. */
+				if (!failed && !measured(c, k)) {
+					const char *why = nm_reason(c, k);
+
+					fputs("<skipped message=\"not measured",
 					    fp);
+					if (why) {
+						fputs(": ", fp);
+						xml_esc(fp, why);
+					}
+					fputs("\"/>", fp);
+				}
 				fputs("</testcase>\n", fp);
 			}
 		}
