@@ -188,7 +188,8 @@ FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer
 	coordinator/verdict/links.c coordinator/probes/pair_path.c agent/probes/trace.c \
 	agent/probes/trace_egress.c \
 	coordinator/verdict/localize.c coordinator/verdict/profile.c \
-	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_lat.c agent/probes/probe_mesh.c agent/probes/route.c \
+	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_lat.c agent/probes/probe_wire.c \
+	agent/probes/probe_mesh.c agent/probes/route.c \
 	agent/engine/engine_limits.c coordinator/probes/pair_result.c coordinator/probes/probe_result.c \
 	coordinator/core/out.c coordinator/core/envelope.c agent/probes/trace_mtu.c agent/probes/probe_mtu.c \
 	coordinator/verdict/links_mtu.c coordinator/report/report_flows.c \

@@ -413,6 +413,24 @@ struct dsum {
 	enum limit limit;
 };
 
+/* pair_limit_hint: what to do when the agent refused by its own limit (a
+ * refusal of the tool's, not the network's), "" otherwise. */
+static const char *
+pair_limit_hint(const char *e)
+{
+	if (strstr(e, "refused: limit max_rate"))
+		return "; pace the test within it: -b RATE (per stream, times "
+		    "-P streams)";
+	if (strstr(e, "refused: limit max_streams"))
+		return "; ask for fewer streams (-P)";
+	if (strstr(e, "refused: limit max_duration"))
+		return "; ask for a shorter test (-t)";
+	if (strstr(e, " is running ") && strstr(e, "refused: agent "))
+		return "; another coordinator's test holds the agent: try again "
+		    "when it ends";
+	return "";
+}
+
 static void
 dsum_compute(const struct tresult *r, bool a_sends, struct dsum *d)
 {
@@ -679,7 +697,8 @@ pair_result_report(struct tresult *r)
 			pair_result_human(r, ds);
 		fflush(stdout);
 		if (r->error[0])
-			fprintf(stderr, "cephfab: pair: %s\n", r->error);
+			fprintf(stderr, "cephfab: pair: %s%s\n", r->error,
+			    pair_limit_hint(r->error));
 		return;
 	}
 	doc = cJSON_CreateObject();

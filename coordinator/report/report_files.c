@@ -4,7 +4,7 @@
  * not at all, and report_render, which builds the tree from the store and
  * prints it and writes them, see report.h.
  */
-#include "report/report.h"
+#include "report/report_int.h"
 #include "text.h"
 #include "matrix/matrix.h"
 #include "core/core.h"
@@ -87,25 +87,15 @@ nm_reason(const cJSON *c, int k)
 {
 	static const char *const test[] = { "bw", "lat", "mtu", "ports" };
 	static char b[640];
-	const cJSON *e;
+	const cJSON *e = k < 4 ? report_not_measured(c, test[k]) : NULL;
+	const char *cs, *r;
 
-	if (k >= 4)
+	if (e == NULL)
 		return NULL;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(c, "not_measured")) {
-		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(e,
-		    "test"));
-		const char *cs = cJSON_GetStringValue(cJSON_GetObjectItem(e,
-		    "cause"));
-		const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(e,
-		    "reason"));
-
-		if (t && strcmp(t, test[k]) == 0) {
-			snprintf(b, sizeof(b), "%s: %s", cs ? cs : "?",
-			    r ? r : "");
-			return b;
-		}
-	}
-	return NULL;
+	cs = cJSON_GetStringValue(cJSON_GetObjectItem(e, "cause"));
+	r = cJSON_GetStringValue(cJSON_GetObjectItem(e, "reason"));
+	snprintf(b, sizeof(b), "%s: %s", cs ? cs : "?", r ? r : "");
+	return b;
 }
 
 int

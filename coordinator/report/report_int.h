@@ -59,6 +59,9 @@ struct umlist {
 bool report_unmeasured_take(struct umlist *l, struct inv_host **h, int n,
     const cJSON *c, int *a, int *b, cJSON **entry);
 void report_unmeasured_free(struct umlist *l);
+/* report_not_measured: the entry of cell's "not_measured" for test
+ * ("bw", "lat", ...), NULL when that test was not left unmeasured. */
+const cJSON *report_not_measured(const cJSON *cell, const char *test);
 /* report_completeness adds doc's "completeness" ({finished, cells_stored,
  * cells_planned, cells_missing, tests_not_measured}) and, for a run that
  * did not finish (measuring: the matrix renders the run it measured,

@@ -1,7 +1,7 @@
 /* report_term: a result tree on the terminal: the matrices per network
  * (coloured on a TTY), the loads, the findings and the verdict, see
  * report.h. */
-#include "report/report.h"
+#include "report/report_int.h"
 #include "matrix/matrix.h"
 #include "json.h"
 #include "store/store.h"
@@ -237,23 +237,17 @@ not_measured(const cJSON *c, size_t k)
 	const char *test = metrics[k].bit == SHOW_RTT ? "lat" :
 	    metrics[k].bit == SHOW_MTU ? "mtu" : metrics[k].bit == SHOW_PORTS ?
 	    "ports" : "bw";
-	const cJSON *e;
+	const cJSON *e = report_not_measured(c, test);
+	const char *cause = e ? cJSON_GetStringValue(cJSON_GetObjectItem(e,
+	    "cause")) : NULL;
 	size_t w;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(c, "not_measured")) {
-		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(e,
-		    "test"));
-		const char *cause = cJSON_GetStringValue(cJSON_GetObjectItem(e,
-		    "cause"));
-
-		if (t == NULL || cause == NULL || strcmp(t, test) != 0)
-			continue;
-		for (w = 0; w < sizeof(words) / sizeof(words[0]); w++)
-			if (strcmp(words[w].cause, cause) == 0)
-				return words[w].word;
-		return "n/m";
-	}
-	return NULL;
+	if (e == NULL)
+		return NULL;
+	for (w = 0; cause && w < sizeof(words) / sizeof(words[0]); w++)
+		if (strcmp(words[w].cause, cause) == 0)
+			return words[w].word;
+	return "n/m";
 }
 
 /* measured_metrics: the bits of the metrics some cell has. */

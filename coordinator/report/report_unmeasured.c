@@ -120,3 +120,18 @@ report_completeness(cJSON *doc, cJSON *fs, struct store *st, int64_t run,
 	}
 	return !finished || unmeasured > 0;
 }
+
+const cJSON *
+report_not_measured(const cJSON *cell, const char *test)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(cell, "not_measured")) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(e,
+		    "test"));
+
+		if (t && strcmp(t, test) == 0)
+			return e;
+	}
+	return NULL;
+}

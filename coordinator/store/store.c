@@ -230,20 +230,28 @@ store_rollback(struct store *s)
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-int
-store_count(struct store *s, int64_t run)
+/* run_int: one integer a query of run gives (its first column of its
+ * first row), -1 when there is none or the query fails (a table an
+ * older database lacks). */
+static int
+run_int(struct store *s, const char *sql, int64_t run)
 {
 	sqlite3_stmt *st;
 	int n = -1;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM cells WHERE run = "
-	    "?", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, run);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return n;
+}
+
+int
+store_count(struct store *s, int64_t run)
+{
+	return run_int(s, "SELECT count(*) FROM cells WHERE run = ?", run);
 }
 
 /* row_cell: the row of a 'SELECT network, src, dst, test, state, data'
@@ -387,18 +395,8 @@ store_set_planned(struct store *s, int64_t run, int cells, char *err)
 int
 store_planned(struct store *s, int64_t run)
 {
-	sqlite3_stmt *st;
-	int n = -1;
-
-	/* A database of an older version has no plans table. */
-	if (sqlite3_prepare_v2(s->db, "SELECT cells FROM plans WHERE run = ?",
-	    -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, run);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return n;
+	/* A database of an older version has no plans table: -1. */
+	return run_int(s, "SELECT cells FROM plans WHERE run = ?", run);
 }
 
 bool

@@ -116,7 +116,7 @@ grep -q "old_new_unreachable: 6 old->new pairs" "$T/bad.err" || fail "message: $
 jq -e '.refused and (has("steps") | not) and
 	([.checks[] | select(.check == "old_to_new")][0].result == "blocked")' "$T/bad.json" >/dev/null ||
 	fail "refused plan: $(jq -c '{refused, checks, steps: (.steps | length)}' "$T/bad.json")"
-cf plan --cluster-network "$NEW" "${CO[@]}" --out "$T/refused.json" > "$T/refused.txt" 2>&1
+cf plan --cluster-network "$NEW" "${CO[@]}" --out "$T/refused.json" > "$T/refused.txt" 2> "$T/refused.err"
 assert_eq "$?" 1 "plan exit, refused, on a terminal"
 head -1 "$T/refused.txt" | grep -q "^REFUSED: the preflight found" || fail "refusal first: $(head -3 "$T/refused.txt")"
 grep -q "^Step\|^step\|^ *[0-9][0-9]*\. " "$T/refused.txt" && fail "a refused plan printed its steps: $(cat "$T/refused.txt")"

@@ -38,6 +38,9 @@ refused "target" "allow_targets" "$CEPHFAB" -i "$T/out.inv" pair a c -t 1 --rate
 # listeners were closed by the refusal.
 assert_eq "$(conns)" 0 "connections from a to b after the refused requests"
 assert_eq "$(grep -c "ended: aborted: agent on a (A) refused: limit" "$T/b.log")" 5 "b's listeners closed by the five refusals"
+# And says what to do: the limit is the agent's, not the network's.
+out=$(cf pair a b -t 1 2>&1)
+echo "$out" | grep -q "pace the test within it: -b RATE" || fail "pair's refusal says no way out: $out"
 # Within the limits: it runs, at the rate asked (and its connections
 # show where the refused ones would have).
 cf pair a b -P 2 -t 2 --rate 40M --json > "$T/ok.json" || fail "a test within the limits: $(jq -c .error "$T/ok.json")"

@@ -50,6 +50,13 @@ jq -e '[.networks.public.cells[] | .paced_gbps == 2 and .gbps > 1.8 and .gbps <=
 	"$T/r.json" > /dev/null || fail "max_rate cells: $(jq -c '[.networks.public.cells[] | {paced_gbps, gbps, rtt_p99_us}]' "$T/r.json")"
 grep -q 'paced at 2.00 Gbit/s each way' "$T/r.txt" || fail "max_rate terminal: $(head -8 "$T/r.txt")"
 sed -n '/RTT p99/,/^$/p' "$T/r.txt" | grep -q lost && fail "RTTs shown as lost: $(cat "$T/r.txt")"
+# compare: B's change from A on every row both have, the loss row too (it
+# was blank: 1096.6 -> 0.0 said nothing), and each run's verdict.
+c matrix "${P[@]}" -t 1 --tests bw --db "$T/r.db" > /dev/null 2>&1
+"$CEPHFAB" compare --db "$T/r.db" 1 2 > "$T/cmp.txt" 2>&1 || fail "compare: $(cat "$T/cmp.txt")"
+grep -Eq '^  loss retrans/GB \(med\) +[0-9.]+ +[0-9.]+ +[+-][0-9.]+$' "$T/cmp.txt" ||
+	fail "compare's loss change: $(grep loss "$T/cmp.txt")"
+grep -Eq '^  verdict +pass +pass$' "$T/cmp.txt" || fail "compare's verdicts: $(grep verdict "$T/cmp.txt")"
 # An explicit --rate above the agents' limit is held to it.
 c matrix -t 1 --tests bw --rate 5G --db "$T/r2.db" --json "$T/r2.json" > /dev/null 2>&1
 jq -e '[.networks.public.cells[] | .paced_gbps == 2] | all' "$T/r2.json" > /dev/null ||
