@@ -11,5 +11,8 @@
 double clock_mono(void);
 /* clock_mono_ns: the same in nanoseconds. */
 uint64_t clock_mono_ns(void);
+/* clock_real_ns: the wall clock in nanoseconds, only to compare with the
+ * kernel's packet timestamps, which are on it. */
+uint64_t clock_real_ns(void);
 
 #endif

@@ -3,13 +3,25 @@
 
 #include <time.h>
 
-uint64_t
-clock_mono_ns(void)
+static uint64_t
+ns_of(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t
+clock_mono_ns(void)
+{
+	return ns_of(CLOCK_MONOTONIC);
+}
+
+uint64_t
+clock_real_ns(void)
+{
+	return ns_of(CLOCK_REALTIME);
 }
 
 double

@@ -91,8 +91,6 @@ int probe_runner_socket(struct probe *p, int type, char *err);
  * the result (with err when not NULL) goes to the loop, fd is closed. */
 int probe_runner_connect(struct probe *p, int fd, uint16_t port, char *err);
 void probe_timeo(int fd, int ms);
-/* probe_real_ns: the wall clock, as the kernel's timestamps are. */
-uint64_t probe_real_ns(void);
 /* probe_latency_udp (probe_lat.c): p->count probes of size bytes over the
  * connected UDP socket fd, sent at p->rate whatever is lost (one at a
  * time when the rate is 0), each lost after its own timeout, until the

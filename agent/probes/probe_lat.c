@@ -8,6 +8,7 @@
  * meet the session's idle limit. See probe_int.h.
  */
 #include "probes/probe_int.h"
+#include "clock.h"
 #include "histogram.h"
 
 #include <errno.h>
@@ -169,7 +170,7 @@ lat_recv(struct lat *l)
 			bool rhw = false, thw = false;
 			uint64_t rsw, rx = ts_from_cmsg(&mh, &rhw, &rsw);
 			uint64_t tx = tx_stamp(l->fd, &thw);
-			uint64_t u = probe_real_ns();
+			uint64_t u = clock_real_ns();
 
 			if (rsw && u >= rsw)
 				histogram_add(&l->hd, u - rsw);

@@ -28,15 +28,6 @@ probe_now_ns(void)
 	return clock_mono_ns();
 }
 
-uint64_t
-probe_real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void
 probe_timeo(int fd, int ms)
 {

@@ -185,7 +185,9 @@ assert_eq "$n_after" 30 "cells after resume (15 lat + 15 bw)"
 # second measurement would have replaced its data.
 changed=$(grep -Fvxf "$T/after.txt" "$T/before.txt" | wc -l)
 assert_eq "$changed" 0 "cells measured again"
-assert_eq "$(jq -r '[.findings[] | select(.kind != "busy_host") | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3 lossy_pair|h1,h4" "resumed run findings"
+# Its errors (a machine this busy, its sanitized probe threads 20 ms late,
+# may add a latency warning: the warnings are the machine's, not resume's).
+assert_eq "$(jq -r '[.findings[] | select(.severity == "error") | "\(.kind)|\(.hosts | join(","))"] | join(" ")' "$T/r.json")" "slow_host|h3 lossy_pair|h1,h4" "resumed run findings"
 
 # compare: a second run in the same database, side by side with the first.
 cf matrix --profile "$PROF" --net public --tests lat --db "$T/r.db" >/dev/null 2>&1

@@ -4,7 +4,9 @@
 # h3's cluster port shows on h3's pairs and on no other; the matrix's
 # --lat-mesh stores one cell per pair in the report's usual shape; an
 # agent killed before the run makes its pairs 'lost' with the reason, the
-# others are measured, and the verdict fails with 'unreachable'.
+# others are measured, and the report says once that the agent's tests
+# were not measured (a warning at the agent, not an 'unreachable'
+# network): the run is incomplete, exit 4.
 . "$(dirname "$0")/lib.sh"
 need_lab
 printf 'design = flat\nhosts = 6\nhost_mbit = 1000\nmtu = 9000\n' > "$T/six.topo"
@@ -32,7 +34,7 @@ jq -e '[.results[] | select(.from == "h3" or .to == "h3") | .received / .sent] |
 # The matrix through the mesh: one cell per unordered pair and network.
 kill -9 "$(cat "$LST/agent-h5.pid")"
 cf matrix --tests lat --lat-mesh --db "$T/m.db" --json "$T/m.json" > "$T/m.txt" 2> "$T/m.err"
-assert_eq "$?" 1 "matrix with h5 gone"
+assert_eq "$?" 4 "matrix with h5 gone ($(jq -c '[.findings[].summary]' "$T/m.json"))"
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where test = 'lat'")" 30 "lat cells"
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where test = 'lat' and state = 'lost' and (src = 'h5' or dst = 'h5')")" 10 "h5's cells lost"
 assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where state = 'lost' and src != 'h5' and dst != 'h5'")" 0 "other cells lost"
@@ -42,8 +44,10 @@ assert_eq "$(sqlite3 "$T/m.db" "select count(*) from cells where network = 'clus
 	(src = 'h3' or dst = 'h3') and json_extract(data, '\$.retested')")" 0 "lossy pairs retested"
 sqlite3 "$T/m.db" "select data from cells where state = 'lost' limit 1" | grep -q "h5\|agent\|connect" ||
 	fail "lost reason: $(sqlite3 "$T/m.db" "select data from cells where state = 'lost' limit 1")"
-jq -e '[.findings[] | select(.kind == "unreachable") | .hosts[]] | index("h5") != null' "$T/m.json" >/dev/null ||
-	fail "unreachable h5: $(jq -c .findings "$T/m.json")"
+jq -e '.verdict == "incomplete" and ([.findings[] | select(.kind == "unreachable")] | length) == 0 and
+	([.findings[] | select(.kind == "not_measured") | .location.host] | unique) == ["h5"] and
+	all(.findings[] | select(.kind == "not_measured"); .evidence.cause == "agent_down")' "$T/m.json" >/dev/null ||
+	fail "h5's agent down: $(jq -c '[.verdict, .findings]' "$T/m.json")"
 jq -e '[.networks.public.cells[] | select(.src != "h5" and .dst != "h5") | .rtt_p99_us > 0] | all' \
 	"$T/m.json" >/dev/null || fail "RTT in the report"
 grep -q "RTT p99" "$T/m.txt" || fail "terminal RTT grid"
