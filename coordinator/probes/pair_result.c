@@ -413,22 +413,17 @@ struct dsum {
 	enum limit limit;
 };
 
-/* pair_limit_hint: what to do when the agent refused by its own limit (a
- * refusal of the tool's, not the network's), "" otherwise. */
+/* pair_limit_hint: what to do when an agent refused by its own limit or
+ * was busy (the tool's refusal, not the network's), "" otherwise. */
 static const char *
 pair_limit_hint(const char *e)
 {
-	if (strstr(e, "refused: limit max_rate"))
-		return "; pace the test within it: -b RATE (per stream, times "
-		    "-P streams)";
-	if (strstr(e, "refused: limit max_streams"))
-		return "; ask for fewer streams (-P)";
-	if (strstr(e, "refused: limit max_duration"))
-		return "; ask for a shorter test (-t)";
-	if (strstr(e, " is running ") && strstr(e, "refused: agent "))
-		return "; another coordinator's test holds the agent: try again "
-		    "when it ends";
-	return "";
+	return strstr(e, "refused: limit max_rate") ? "; pace the test within "
+	    "it: -b RATE (per stream, times -P streams)" : strstr(e,
+	    "refused: limit max_streams") ? "; ask for fewer streams (-P)" :
+	    strstr(e, "refused: limit max_duration") ? "; ask for a shorter "
+	    "test (-t)" : strstr(e, " is running ") ? "; another coordinator's "
+	    "test holds the agent: try again when it ends" : "";
 }
 
 static void
