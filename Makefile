@@ -1,14 +1,20 @@
 # cephfab: non-recursive build. See README.md.
 #
 #   make            build cephfab-agent and cephfab
-#   make deps       install missing Debian packages (root, idempotent)
+#   make deps       install missing Debian packages (root, idempotent):
+#                   build-deps (to compile) and test-deps (make check)
+#   make deb        the Debian packages, in build/deb/
+#   make image      the agent's container image (root file system of
+#                   Debian's packages and the .deb), in build/image/
 #   make check      deps if needed, build, unit tests, unit tests under
 #                   ASan+UBSan, integration tests, short fuzz runs
 #   make demo       the matrix on a built-in lab
 #   make fuzz       libFuzzer campaigns (FUZZ_SECONDS, or FUZZ_RUNS executions, per harness)
 #   make install    PREFIX=/usr/local DESTDIR=
 
-VERSION := 0.1.0
+# The version is said once, in debian/changelog's first line: the
+# programs, the packages and the image all read it from there.
+VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' debian/changelog)
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
@@ -106,7 +112,7 @@ $(BUILD)/tests/test_matrix_load: $(BUILD)/coordinator/matrix/matrix_load.o \
 	$(VERDICT_OBJ)
 
 .PHONY: all deps check unit unit-asan unit-asan-build san-bins integration fuzz \
-	valgrind fuzz-build demo install clean
+	valgrind fuzz-build demo install clean deb image build-deps test-deps
 all: $(BUILD)/cephfab-agent $(BUILD)/cephfab cephfab-agent cephfab
 
 cephfab-agent: $(BUILD)/cephfab-agent
@@ -154,7 +160,11 @@ unit-asan: unit-asan-build
 		tests/run_unit.sh $(UNIT_TESTS:%=build/asan/tests/%)
 
 deps:
-	@scripts/deps.sh install
+	@scripts/deps.sh install all
+build-deps:
+	@scripts/deps.sh install build
+test-deps:
+	@scripts/deps.sh install test
 
 # SCENARIOS="matrix probes": just those integration scenarios, with the
 # same builds, rerun and timing; CHECK_PHASES picks phases (tests/check.sh).
@@ -230,6 +240,12 @@ fuzz-build: $(FUZZ_HARNESSES:%=build/fuzz/%)
 fuzz: fuzz-build
 	@FUZZ_RUNS=$(FUZZ_RUNS) tests/run_fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
+deb:
+	@scripts/mkdeb.sh
+
+image:
+	@scripts/mkimage.sh
+
 demo:
 	@scripts/deps.sh check 2>/dev/null || scripts/deps.sh install
 	@$(MAKE) --no-print-directory all >/dev/null
@@ -262,7 +278,9 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 dist/bash-completion/cephfab \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cephfab
-	ln -sf cephfab \
+	@# A copy, not a link: the agent's package has it without the
+	@# coordinator's.
+	install -m 0644 dist/bash-completion/cephfab \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cephfab-agent
 
 clean:

@@ -59,8 +59,8 @@ static const struct command commands[] = {
 	    "traffic per host pair (watch --help)", false, NULL },
 	{ "monitor", cmd_monitor, "monitor start|stop|status  agents probe "
 	    "their peers on their own (monitor --help)", false, NULL },
-	{ "inventory", cmd_inventory, "inventory --from-ceph  an inventory "
-	    "from the live cluster (inventory --help)", false, NULL },
+	{ "inventory", cmd_inventory, "inventory [opts]   an inventory from "
+	    "the live cluster, or for Ansible", false, NULL },
 	{ "ceph-heartbeats", cmd_ceph_heartbeats, "ceph-heartbeats    Ceph's "
 	    "OSD heartbeat ping times per host pair", false, NULL },
 	{ "plan", cmd_plan, "plan --cluster-network NEW  preflight and a "

@@ -86,7 +86,9 @@ auth_key_load(const char *path, struct auth_key *k, char *err)
 		 * user guessing which file is meant. */
 		snprintf(err, CF_ERRLEN, "%s: cannot read the key file: %s%s",
 		    path, strerror(errno), errno == ENOENT ? " (make one with "
-		    "'cephfab keygen -o FILE')" : "");
+		    "'cephfab keygen -o FILE')" : errno == EACCES ? " (run as "
+		    "root or the key's owner, or join its group: chgrp cephfab, "
+		    "chmod 640)" : "");
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
@@ -104,10 +106,13 @@ auth_key_load(const char *path, struct auth_key *k, char *err)
 		close(fd);
 		return -1;
 	}
-	/* A key others can read is a key others have. */
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		snprintf(err, CF_ERRLEN, "%s: key file is accessible by group "
-		    "or others (mode %03o); chmod 600 it", path,
+	/* A key others can read is a key others have. Its group may read
+	 * it: the coordinator's copy is root:cephfab 0640, so that the
+	 * operators in that group run cephfab without root. */
+	if (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) {
+		snprintf(err, CF_ERRLEN, "%s: key file is accessible by others "
+		    "or writable by its group (mode %03o); chmod 600 it (640 "
+		    "to let its group read it)", path,
 		    (unsigned)(st.st_mode & 0777));
 		close(fd);
 		return -1;

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The Debian packages cephfab builds and tests with.
-#   deps.sh check     exit 0 when all are installed, 1 otherwise (lists them)
-#   deps.sh install   apt-get install what is missing (root; idempotent)
+# The Debian packages cephfab needs, by purpose.
+#   deps.sh check [build|test|all]    exit 0 when all are installed, 1
+#                                     otherwise (lists them)
+#   deps.sh install [build|test|all]  apt-get install what is missing
+#                                     (root; idempotent)
+# build: what compiles cephfab (make build-deps). test: what make check,
+# the labs, the benchmarks and the packaging tests need (make test-deps).
+# A node running the packages needs neither: the .debs' Depends name the
+# shared libraries (README, "Install on a cluster").
 set -u
-PKGS=(
-	make gcc pkg-config		# build
+BUILD_PKGS=(
+	make gcc pkg-config
 	libev-dev libcjson-dev libnl-3-dev libnl-route-3-dev libpcap-dev
-	libssl-dev libsqlite3-dev libcmocka-dev
+	libssl-dev libsqlite3-dev
+)
+TEST_PKGS=(
+	libcmocka-dev			# unit tests
 	clang libclang-rt-14-dev	# libFuzzer harnesses
 	valgrind			# make valgrind
 	iproute2 iptables nftables ethtool	# the lab: namespaces, faults
@@ -18,7 +27,17 @@ PKGS=(
 	ceph-mon ceph-osd ceph-mgr ceph-common	# the real Ceph lab
 	prometheus			# scrapes the agents' /metrics; promtool
 	openvswitch-switch		# the stacked-LACP lab's bonds (userspace)
+	dpkg-dev debhelper fakeroot lintian	# make deb, and its checks
+	mmdebstrap			# make image: a root file system of packages
+	ansible-core openssh-server yamllint	# dist/ansible against lab hosts
+	groff				# the man pages render without warnings
 )
+case "${2:-all}" in
+build) PKGS=("${BUILD_PKGS[@]}") ;;
+test) PKGS=("${TEST_PKGS[@]}") ;;
+all) PKGS=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
+*) echo "usage: deps.sh check|install [build|test|all]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${PKGS[@]}"; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
@@ -42,19 +61,27 @@ install)
 	# tshark asks whether non-root users may capture: no, and no prompt.
 	echo "wireshark-common wireshark-common/install-setuid boolean false" |
 		debconf-set-selections 2>/dev/null || true
-	apt-get update -qq >&2 || exit 3
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || exit 3
-	# FRR's package starts its own daemons on some systems; the lab runs
-	# its own instances per namespace and needs none in the root one.
-	# Prometheus's likewise: the monitoring test runs its own server in a
-	# lab namespace, and a packaged one would scrape this machine.
-	# Open vSwitch's too: the lab starts one per namespace, by hand.
-	for svc in frr prometheus openvswitch-switch; do
+	# FRR, Prometheus, Open vSwitch and sshd would start their own
+	# daemons in the root namespace; the lab runs its own instances per
+	# namespace and needs none here. Without systemd, invoke-rc.d asks
+	# policy-rc.d: 101 is "not now".
+	policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy"
+	fi
+	rc=0
+	apt-get update -qq >&2 || rc=3
+	[ $rc -eq 0 ] && { apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >&2 || rc=3; }
+	[ -n "$policy" ] && rm -f "$policy"
+	[ $rc -eq 0 ] || exit $rc
+	for svc in frr prometheus openvswitch-switch ssh; do
 		if command -v systemctl >/dev/null 2>&1 && systemctl is-active -q "$svc" 2>/dev/null; then
 			systemctl stop "$svc" >/dev/null 2>&1 || true
 		fi
 	done
 	exit 0 ;;
 *)
-	echo "usage: deps.sh check|install" >&2; exit 2 ;;
+	echo "usage: deps.sh check|install [build|test|all]" >&2; exit 2 ;;
 esac

@@ -269,6 +269,7 @@ matrix_or_report(const struct gopts *g, int argc, char **argv, bool report)
 	struct matrix_opts o;
 	struct cli_env e;
 	const char *nets = NULL;
+	char serr[CF_ERRLEN];
 	int rc;
 	double d;
 	int64_t run;
@@ -330,6 +331,9 @@ matrix_or_report(const struct gopts *g, int argc, char **argv, bool report)
 			fprintf(stderr, "cephfab: report: %s\n", err);
 			return EXIT_USAGE;
 		}
+	} else if (self_usable(serr) == -1) {
+		fprintf(stderr, "cephfab: matrix: %s\n", serr);
+		return EXIT_USAGE;
 	} else if (cli_env_open(g, &e) == -1)
 		return EXIT_USAGE;
 	if (matrix_nets(&e.inv, nets, &o.nets) == -1) {

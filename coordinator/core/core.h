@@ -74,6 +74,12 @@ struct inv_host *inventory_find(struct inventory *inv, const char *name);
  * 'cephfab check -v'). */
 void inventory_dump(const struct inventory *inv, FILE *f);
 
+/* inventory_write_ansible writes the Ansible inventory dist/ansible
+ * reads (inventory_ansible.c) to path ("-": stdout), whole or not at all;
+ * key is the key file the play copies to the nodes. */
+int inventory_write_ansible(const struct inventory *inv, const char *key,
+    const char *path, char *err);
+
 #define KEY_DEFAULT "/etc/cephfab/key"
 /* inventory_key_path: the key file to use: given (-k) if not NULL, else
  * the inventory's 'key', else KEY_DEFAULT. Never NULL. */
@@ -212,6 +218,9 @@ int self_argv_begin(char **argv, const char *inventory, const char *key,
  * caller's to read and close) and its stderr on /dev/null; the child's
  * PID, or -1 when it could not start. */
 pid_t self_spawn(char *const argv[], int *fd);
+/* self_usable: 0 when this program can run itself as children (through
+ * /proc/self/exe), else -1 with err saying why (no /proc in a chroot). */
+int self_usable(char *err);
 /* self_run runs this program with args (no shell: any path works), at
  * most timeout seconds, and parses what it prints into *out (NULL when
  * nothing parses); the exit status, -1 when it could not run. */

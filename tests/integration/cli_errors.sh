@@ -8,7 +8,7 @@ keygen "$T/key"
 "$CEPHFAB" keygen > "$T/openkey"; chmod 644 "$T/openkey"
 out=$("$AGENT" -n --key "$T/openkey" 2>&1); rc=$?
 assert_eq "$rc" 2 "agent with 0644 key"
-echo "$out" | grep -q "$T/openkey: key file is accessible by group or others" || fail "msg: $out"
+echo "$out" | grep -q "$T/openkey: key file is accessible by others" || fail "msg: $out"
 # A short key.
 echo 0011 > "$T/short"; chmod 600 "$T/short"
 out=$("$AGENT" -n --key "$T/short" 2>&1); rc=$?

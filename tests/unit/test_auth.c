@@ -85,10 +85,15 @@ test_load_permissions(void **state)
 	assert_int_equal(k.len, 32);
 	write_file(path, hex, 0644);
 	assert_int_equal(auth_key_load(path, &k, err), -1);
-	assert_non_null(strstr(err, "group or others"));
+	assert_non_null(strstr(err, "accessible by others"));
 	assert_non_null(strstr(err, path));
+	/* Its group may read it (the coordinator's copy, root:cephfab
+	 * 0640), not write it. */
 	write_file(path, hex, 0640);
+	assert_int_equal(auth_key_load(path, &k, err), 0);
+	write_file(path, hex, 0660);
 	assert_int_equal(auth_key_load(path, &k, err), -1);
+	assert_non_null(strstr(err, "writable by its group"));
 	write_file(path, hex, 0602);
 	assert_int_equal(auth_key_load(path, &k, err), -1);
 	/* Owned by another user: refused, even at mode 600 (as root the
