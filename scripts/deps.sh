@@ -7,7 +7,7 @@
 # build: what compiles cephfab (make build-deps). test: what make check,
 # the labs, the benchmarks and the packaging tests need (make test-deps).
 # A node running the packages needs neither: the .debs' Depends name the
-# shared libraries (README, "Install on a cluster").
+# shared libraries (README, "Install on a cluster"; docs/deploy.md).
 set -u
 BUILD_PKGS=(
 	make gcc pkg-config

@@ -10,7 +10,7 @@
  *     link, so a lossy cable counts once;
  *   - a router's ingress ("R addr"): a router answers from the address
  *     the probe arrived on (routers' usual way; Linux needs
- *     icmp_errors_use_inbound_ifaddr, see the README), so the address
+ *     icmp_errors_use_inbound_ifaddr, see docs/matrix.md), so the address
  *     names the link that delivered the probe;
  *   - a point-to-point link ("L a b"): when both ends' addresses answered
  *     and are mates of one /31 or /30 (or /127), the two directions are

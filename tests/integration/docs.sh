@@ -52,18 +52,39 @@ for k in $keys; do
 done
 assert_eq "$missing" "" "cephfab-agent.8 misses"
 
-# The README's "Every option" is what each command's --help prints.
-python3 - "$TOP/README.md" "$CEPHFAB" $cmds <<'PY' || fail "README's help pages differ from the program's"
+# docs/commands.md's "Every option" is what each command's --help prints.
+python3 - "$TOP/docs/commands.md" "$CEPHFAB" $cmds <<'PY' || fail "docs/commands.md's help pages differ from the program's"
 import re, subprocess, sys
 readme, prog, cmds = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3:]
-pages = dict(re.findall(r"#### `cephfab ([a-z-]+)`\n\n```\n(.*?)```\n", readme, re.S))
+pages = dict(re.findall(r"#{3,4} `cephfab ([a-z-]+)`\n\n```\n(.*?)```\n", readme, re.S))
 bad = []
 for c in cmds:
     out = subprocess.run([prog, c, "--help"], capture_output=True, text=True).stdout
     if pages.get(c) != out:
         bad.append(c)
 if bad or set(pages) != set(cmds):
-    sys.exit("differ: %s; README has %s" % (bad, sorted(pages)))
+    sys.exit("differ: %s; docs/commands.md has %s" % (bad, sorted(pages)))
+PY
+
+# The README and the pages under docs/: every relative link leads to a
+# file that is there (the README's detail moved to docs/; a link left
+# behind would lead nowhere), and the README stays a five-minute read.
+python3 - "$TOP" <<'PY' || fail "docs links"
+import glob, os, re, sys
+top = sys.argv[1]
+bad = []
+for f in [top + "/README.md"] + glob.glob(top + "/docs/*.md"):
+    for link in re.findall(r"\]\(([^)\s]+)\)", open(f).read()):
+        if re.match(r"[a-z]+:", link) or link.startswith("#"):
+            continue
+        path = os.path.normpath(os.path.join(os.path.dirname(f), link.split("#")[0]))
+        if not os.path.exists(path):
+            bad.append("%s: %s" % (os.path.relpath(f, top), link))
+if bad:
+    sys.exit("links to nothing: " + "; ".join(bad))
+n = len(open(top + "/README.md").read().splitlines())
+if n > 250:
+    sys.exit("README.md is %d lines: its detail belongs under docs/" % n)
 PY
 
 # Bash completion, as bash calls it: COMP_WORDS and COMP_CWORD set, the

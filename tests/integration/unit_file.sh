@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The shipped systemd unit runs the agent as its own user with CAP_NET_RAW
 # and nothing else, hardened as 'systemd-analyze security' asks (its
-# exposure score recorded in the README); and an agent started that way
+# exposure score recorded in docs/security.md); and an agent started that way
 # (an unprivileged user, CAP_NET_RAW alone, no new privileges) serves a
 # test with its streams' paths traced and a live capture.
 . "$(dirname "$0")/lib.sh"

@@ -44,7 +44,7 @@ add_node() {
 	# most vendors' routers do; Linux's default is the address towards
 	# the sender, which would name another link), and without the ICMP
 	# rate limit, so that every trace is whole (cephfab retries a silent
-	# hop once; real routers' limits are in the README).
+	# hop once; real routers' limits are in docs/matrix.md).
 	leaf|spine|router) nsx "$name" sysctl -qw net.ipv4.ip_forward=1 \
 		net.ipv4.icmp_errors_use_inbound_ifaddr=1 \
 		net.ipv4.icmp_ratelimit=0 >/dev/null ;;
