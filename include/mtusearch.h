@@ -12,8 +12,11 @@ typedef int (*mtu_try_fn)(void *arg, uint32_t size);
 
 /* mtu_search returns the largest size in [lo, hi] that passes, assuming
  * lo passes and that sizes pass up to some limit and fail above it; it
- * tries hi first (the common case: everything passes), then bisects.
+ * tries hi first (the common case: everything passes), then bisects, then
+ * asks the smallest size that failed once more: a probe lost on a lossy
+ * path is not a size that cannot cross (up to MTU_CONFIRM_ROUNDS times).
  * *tries counts the probes made. */
+#define MTU_CONFIRM_ROUNDS 3
 uint32_t mtu_search(uint32_t lo, uint32_t hi, mtu_try_fn try, void *arg,
     unsigned *tries);
 

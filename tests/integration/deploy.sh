@@ -7,8 +7,9 @@
 #    namespace, chrooted into the host's own Debian root, python3 there):
 #    on hosts without systemd the default supervisor says so and stops;
 #    with start-stop-daemon it installs and starts the agents and the gate
-#    passes; a second run changes nothing; a host given another key fails
-#    the gate, named.
+#    passes; a second run changes nothing; a newer package is installed and
+#    the agents restarted on it; a host given another key fails the gate,
+#    named.
 # 3. 'make image's root file system (mmdebstrap of Debian's packages plus
 #    the .debs, apt resolving their Depends): its agent runs from it with
 #    chroot in two more lab hosts (as the cephfab user, CAP_NET_RAW only),
@@ -191,9 +192,23 @@ play run2.log "${SSD[@]}" || fail "second run: $(grep -E 'fatal|msg' "$T/run2.lo
 for h in h3 h4; do
 	assert_eq "$(recap "$h" run2.log changed)" 0 "second run changed on $h ($(grep -E '^changed' "$T/run2.log"))"
 done
+# An upgrade is the same play with a newer package: installed, the agent
+# restarted on it, the gate passing. (The newer package is this one with
+# a higher version: what changes is apt's view, not the program.)
+NV="$VER+up1"
+dpkg-deb -R "$AD" "$T/up" && sed -i "s/^Version: .*/Version: $NV/" "$T/up/DEBIAN/control" &&
+	dpkg-deb -b "$T/up" "$T/cephfab-agent_${NV}_$ARCH.deb" > /dev/null || fail "the newer package"
+old_pid=$(cat "$M/h3/run/cephfab-agent.pid")
+play upgrade.log "${SSD[@]}" -e "cephfab_deb=$T/cephfab-agent_${NV}_$ARCH.deb" ||
+	fail "upgrade: $(grep -E 'fatal|msg' "$T/upgrade.log" | head -5)"
+for h in h3 h4; do
+	assert_eq "$(chroot "$M/$h" dpkg-query -W -f '${Version}' cephfab-agent)" "$NV" "version on $h after the upgrade"
+done
+[ "$(cat "$M/h3/run/cephfab-agent.pid")" != "$old_pid" ] || fail "the agent on h3 was not restarted by the upgrade"
+
 # Another key on h4: its agent restarts with it and the gate names it.
 echo "cephfab_key_file: $T/otherkey" > "$T/ans/host_vars/h4.yml"
-play wrongkey.log "${SSD[@]}"
+play wrongkey.log "${SSD[@]}" -e "cephfab_deb=$T/cephfab-agent_${NV}_$ARCH.deb"
 assert_eq "$?" 2 "the play with h4's key wrong"
 grep -q "cephfab hosts: not ok: h4 (auth_failed)" "$T/wrongkey.log" ||
 	fail "gate message: $(grep -E 'msg' "$T/wrongkey.log")"

@@ -74,6 +74,12 @@ static int lossy[3][2][2];
 /* slow: the same for links that carry their flows at a fifth of the rate
  * (a port negotiated down, a policer). */
 static int slow[3][2][2];
+/* rx_loss: a host whose port drops what it receives (every flow into
+ * it loses, whatever path it took). */
+static int rx_loss[N];
+/* pin: flows into a host hashed onto spine pin[b] - 1 (0: the hash),
+ * but for one flow that takes the other spine. */
+static int pin[N];
 
 /* build: every ordered pair's STREAMS flows, spread over the spines by a
  * fixed hash, each losing 1000 retransmits per GB if its path crosses a
@@ -91,6 +97,9 @@ build(void)
 			for (k = 0; a != b && k < STREAMS; k++) {
 				struct mflow *f = &flows[nflows++];
 				int s = (a * 7 + b * 3 + k) & 1;
+
+				if (pin[b])
+					s = (pin[b] - 1) ^ (a == 0 && k == 0);
 				int la = rack[a], lb = rack[b], bad = 0, sl = 0;
 
 				memset(f, 0, sizeof(*f));
@@ -110,6 +119,7 @@ build(void)
 					bad = lossy[la][s][0] || lossy[lb][s][1];
 					sl = slow[la][s][0] || slow[lb][s][1];
 				}
+				bad |= rx_loss[b];
 				f->dir_flows = STREAMS;
 				f->bps = sl ? 5e7 : 2.5e8;
 				f->lost = bad ? 100 : 0;
@@ -134,6 +144,8 @@ healthy(void)
 	prof.max_rpg = 300;
 	memset(lossy, 0, sizeof(lossy));
 	memset(slow, 0, sizeof(slow));
+	memset(rx_loss, 0, sizeof(rx_loss));
+	memset(pin, 0, sizeof(pin));
 }
 
 /* run: the error findings as "kind|ends|direction" lines, sorted. */
@@ -513,7 +525,38 @@ test_mtu_host_port_not_a_link(void **state)
 	free(got);
 }
 
+/* A host port that drops what it receives: every flow into h3 loses,
+ * from its own rack and across the fabric. One fault, one finding at the
+ * host; not also a one-way link from a spine into h3's leaf, whose flows
+ * the host explains (seen in the lab: "13 of the flows through it lost
+ * packets, 1 crossed it cleanly"). */
+static void
+test_host_rx_loss_not_a_link(void **state)
+{
+	int errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	rx_loss[2] = 1;
+	build();
+	got = run(true, &errors);
+	assert_string_equal(got, "lossy_host|");
+	assert_int_equal(errors, 1);
+	free(got);
+	/* The lab's case: h4's flows (h3's rack-mate, clean) hashed onto
+	 * the other spine but one, so that s1 -> l2 carries 13 bad flows
+	 * into h3 and one clean one into h4. */
+	pin[3] = 2;
+	build();
+	got = run(true, &errors);
+	assert_string_equal(got, "lossy_host|");
+	assert_int_equal(errors, 1);
+	free(got);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_host_rx_loss_not_a_link),
     cmocka_unit_test(test_mtu_link),
     cmocka_unit_test(test_mtu_link_stalled_cell),
     cmocka_unit_test(test_mtu_host_port_not_a_link),
