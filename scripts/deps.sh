@@ -28,7 +28,7 @@ TEST_PKGS=(
 	prometheus			# scrapes the agents' /metrics; promtool
 	openvswitch-switch		# the stacked-LACP lab's bonds (userspace)
 	dpkg-dev debhelper fakeroot lintian	# make deb, and its checks
-	mmdebstrap			# make image: a root file system of packages
+	mmdebstrap podman		# make image: a root file system of packages, imported
 	ansible-core openssh-server yamllint	# dist/ansible against lab hosts
 	groff				# the man pages render without warnings
 )

@@ -3,24 +3,30 @@
 # an mmdebstrap root file system of bookworm (with its updates and
 # security suites) plus build/deb's packages installed by apt, which
 # resolves their Depends. No registry is pulled from.
-#   mkimage.sh [--debs DIR] [--dir DIR]
-# --dir writes the root file system to DIR and stops there (the tests
-# run the agent from it with chroot); otherwise the root becomes
-# build/image/cephfab-agent_VERSION.tar and, with buildah or podman, the
-# local image localhost/cephfab-agent:VERSION that dist/cephadm and
-# dist/kubernetes name.
+#   mkimage.sh [--debs DIR] [--dir DIR [--import]] [--name IMAGE]
+# The root becomes build/image/cephfab-agent_VERSION.tar and, with buildah
+# or podman, the local image IMAGE (default localhost/cephfab-agent:VERSION,
+# which dist/cephadm and dist/kubernetes name). --dir writes the root file
+# system to DIR instead and stops there (the tests run the agent from it
+# with chroot), unless --import makes the image from DIR too.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 ver=$(awk 'NR == 1 { gsub(/[()]/, "", $2); print $2 }' "$top/debian/changelog")
 debs=$top/build/deb
 dir=""
+import=1
+img=localhost/cephfab-agent:$ver
+usage="usage: mkimage.sh [--debs DIR] [--dir DIR [--import]] [--name IMAGE]"
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--debs) debs=$2; shift 2 ;;
-	--dir) dir=$2; shift 2 ;;
-	*) echo "usage: mkimage.sh [--debs DIR] [--dir DIR]" >&2; exit 2 ;;
+	--debs) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; debs=$2; shift 2 ;;
+	--dir) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; dir=$2; import=0; shift 2 ;;
+	--import) import=2; shift ;;
+	--name) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; img=$2; shift 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
+[ "$import" = 2 ] && import=1
 command -v mmdebstrap >/dev/null ||
 	{ echo "mkimage: no mmdebstrap (make test-deps)" >&2; exit 2; }
 arch=$(dpkg --print-architecture)
@@ -56,23 +62,28 @@ if ! mmdebstrap --variant=apt --mode=root --format="$fmt" \
 	echo "mkimage: mmdebstrap failed (all of it in $log)" >&2
 	exit 1
 fi
-[ -n "$dir" ] && { echo "$dir"; exit 0; }
-echo "$out"
-img=localhost/cephfab-agent:$ver
+echo "${dir:-$out}"
+[ "$import" = 1 ] || exit 0
 entry='["/usr/sbin/cephfab-agent", "-d", "-c", "/etc/cephfab/agent.conf"]'
 if command -v buildah >/dev/null; then
+	# buildah add copies a directory's contents, or unpacks a tar.
 	c=$(buildah from scratch)
-	buildah add "$c" "$out" / >/dev/null
+	buildah add "$c" "${dir:-$out}" / >/dev/null
 	buildah config --entrypoint "$entry" --port 7470/tcp \
 		--label org.opencontainers.image.version="$ver" "$c"
 	buildah commit -q "$c" "$img" >/dev/null
 	buildah rm "$c" >/dev/null
 	echo "$img (buildah)"
 elif command -v podman >/dev/null; then
-	podman import -q --change "ENTRYPOINT $entry" --change "EXPOSE 7470/tcp" \
-		"$out" "$img" >/dev/null
+	if [ -n "$dir" ]; then
+		tar -C "$dir" -cf - . | podman import -q --change "ENTRYPOINT $entry" \
+			--change "EXPOSE 7470/tcp" - "$img" >/dev/null
+	else
+		podman import -q --change "ENTRYPOINT $entry" \
+			--change "EXPOSE 7470/tcp" "$out" "$img" >/dev/null
+	fi
 	echo "$img (podman import)"
 else
 	echo "mkimage: no buildah or podman here: load the root file system" \
-		"with 'podman import $out $img' where there is" >&2
+		"with 'podman import ${dir:-$out} $img' where there is" >&2
 fi

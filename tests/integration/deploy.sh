@@ -11,7 +11,8 @@
 #    the agents restarted on it; a host given another key fails the gate,
 #    named.
 # 3. 'make image's root file system (mmdebstrap of Debian's packages plus
-#    the .debs, apt resolving their Depends): its agent runs from it with
+#    the .debs, apt resolving their Depends), imported as an image by
+#    podman with the agent as its entrypoint: its agent runs from it with
 #    chroot in two more lab hosts (as the cephfab user, CAP_NET_RAW only),
 #    its coordinator in the admin namespace as an operator in group
 #    cephfab reading the 0640 key: 'cephfab hosts' all ok, a short matrix
@@ -30,11 +31,18 @@ ARCH=$(dpkg --print-architecture)
 # A node's own root for the playbook, from Debian's archive while the
 # packages build: python3 for Ansible (apt's module wants python3-apt).
 HR=$T/hostroot
-mmdebstrap --variant=apt --mode=root --format=directory \
-	--include=python3,python3-apt --skip=cleanup/apt \
-	bookworm "$HR" > "$T/hostroot.out" 2>&1 &
-hr_pid=$!
-PIDS+=("$hr_pid")
+# Each in a process group of its own: a failure stops the whole group
+# (mmdebstrap unmounts what it mounted in the root when it is told to
+# stop) and waits for it, before the temporary directory goes.
+bg_group() { # bg_group LOG CMD...: sets BG, the group's leader
+	local log=$1; shift
+	setsid "$@" > "$log" 2>&1 < /dev/null &
+	BG=$!
+	CLEANUPS+=("kill -TERM -- -$BG; for i in \$(seq 300); do kill -0 -- -$BG 2>/dev/null || break; sleep 0.1; done")
+}
+bg_group "$T/hostroot.out" mmdebstrap --variant=apt --mode=root --format=directory \
+	--include=python3,python3-apt --skip=cleanup/apt bookworm "$HR"
+hr_pid=$BG
 
 # --- 1. the packages -----------------------------------------------------
 mkdir -p "$T/src"
@@ -46,9 +54,12 @@ AD=$D/cephfab-agent_${VER}_$ARCH.deb CD=$D/cephfab_${VER}_$ARCH.deb
 [ -f "$AD" ] && [ -f "$CD" ] || fail "make deb made: $(ls "$D")"
 # make image's root file system from them, while the rest goes on.
 R=$T/image
-"$T/src/scripts/mkimage.sh" --debs "$D" --dir "$R" > "$T/image.out" 2>&1 &
-img_pid=$!
-PIDS+=("$img_pid")
+# With podman (or buildah) the image is made from it too, under a name of
+# this run's (removed after), and its entrypoint is checked below.
+IMG=localhost/cephfab-agent:$VER-test$RUN_ID
+CLEANUPS+=("podman rmi -f $IMG")
+bg_group "$T/image.out" "$T/src/scripts/mkimage.sh" --debs "$D" --dir "$R" --import --name "$IMG"
+img_pid=$BG
 [ "$("$CEPHFAB" version | awk '{print $2}')" = "$VER" ] ||
 	fail "cephfab version '$("$CEPHFAB" version)' is not debian/changelog's $VER"
 lintian --tag-display-limit 0 "$D/cephfab_${VER}_$ARCH.changes" > "$T/lintian" 2>&1
@@ -76,7 +87,8 @@ for f in /usr/bin/cephfab /usr/share/man/man8/cephfab.8.gz \
 	/usr/share/cephfab/ansible/site.yml /usr/share/cephfab/cephadm/cephfab-agent.yaml; do
 	grep -qx "$f" "$T/coord.files" || fail "cephfab lacks $f: $(cat "$T/coord.files")"
 done
-grep -q cephfab-agent "$T/coord.files" && fail "the coordinator's package holds agent files"
+grep -Eq '^(/usr/sbin/cephfab-agent|/lib/systemd/system/cephfab-agent.service|/etc/cephfab/agent.conf)$' "$T/coord.files" &&
+	fail "the coordinator's package holds the agent's files"
 grep -q '/usr/bin/cephfab$' "$T/agent.files" && fail "the agent's package holds the coordinator"
 mkdir -p "$T/ctl" && dpkg-deb -e "$AD" "$T/ctl"
 grep -qx /etc/cephfab/agent.conf "$T/ctl/conffiles" || fail "agent.conf is not a conffile"
@@ -97,11 +109,12 @@ cp "$AD" "$HR/tmp/" && chroot "$HR" apt-get install --download-only -y -q \
 rm -f "$HR/tmp/$(basename "$AD")"
 
 # --- 2. the playbook -----------------------------------------------------
+note "packages, lab and host root ready at $SECONDS s"
 # sshd's chroot must be owned by root and no one else may write any
 # component of its path: not under /tmp.
 M=/run/cephfab-deploy-$RUN_ID
 install -d -m 755 "$M"
-CLEANUPS+=("rm -rf $M")
+CLEANUPS+=("rm -rf --one-file-system $M")
 ssh-keygen -q -t ed25519 -N '' -f "$T/id" && ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey" ||
 	fail "ssh-keygen"
 cp "$T/id.pub" "$T/authorized_keys"
@@ -157,9 +170,14 @@ remote_user = root
 interpreter_python = /usr/bin/python3
 local_tmp = $T/ans/tmp
 [ssh_connection]
-ssh_args = -o ControlMaster=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR
+ssh_args = -o ControlMaster=auto -o ControlPersist=10s -o ControlPath=$T/ans/cm-%C -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR
 pipelining = True
 CFG
+# One ssh connection per host for a run's tasks; the masters are told to
+# go at the end (they would go 10 s after their last use anyway).
+for h in h3 h4; do
+	CLEANUPS=("ip netns exec $LP-adm ssh -o ControlPath=$T/ans/cm-%C -O exit root@$(ctl_addr "$h")" "${CLEANUPS[@]}")
+done
 play() { # play LOG [ARGS]: the playbook on h3 and h4 from the admin namespace
 	local log=$1; shift
 	(cd "$T/ans" && ANSIBLE_CONFIG=$T/ans/ansible.cfg ANSIBLE_NOCOLOR=1 \
@@ -214,8 +232,15 @@ grep -q "cephfab hosts: not ok: h4 (auth_failed)" "$T/wrongkey.log" ||
 	fail "gate message: $(grep -E 'msg' "$T/wrongkey.log")"
 
 # --- 3. the image's root file system ------------------------------------
+note "playbook done at $SECONDS s"
 wait $img_pid || fail "mkimage: $(tail -5 "$T/image.out"; tail -5 "$R.log" 2>/dev/null)"
 note "image root: $(du -sh "$R" | cut -f1)"
+if command -v podman >/dev/null; then
+	grep -q "^$IMG (podman import)" "$T/image.out" || fail "no image: $(cat "$T/image.out")"
+	assert_eq "$(podman image inspect --format '{{json .Config.Entrypoint}}' "$IMG")" \
+		'["/usr/sbin/cephfab-agent","-d","-c","/etc/cephfab/agent.conf"]' "the image's entrypoint"
+	note "image $IMG: $(podman image inspect --format '{{.Size}}' "$IMG") bytes"
+fi
 in_root() { chroot "$R" "$@"; }
 [ "$(in_root cephfab version | awk '{print $2}')" = "$VER" ] || fail "cephfab version in the image"
 in_root getent passwd cephfab > /dev/null || fail "no cephfab user in the image"
@@ -289,6 +314,7 @@ echo "$out" | grep -q "admin.key: cannot read the key file: Permission denied (.
 	fail "unreadable key message: $out"
 
 # --- 4. every file under dist/ -------------------------------------------
+note "image done at $SECONDS s"
 ansible-playbook --syntax-check -i "$T/ans/hosts.yml" "$TOP/dist/ansible/site.yml" > "$T/syntax" 2>&1 ||
 	fail "syntax-check: $(tail -3 "$T/syntax")"
 (cd "$TOP" && yamllint -s dist/) > "$T/yamllint" 2>&1 || fail "yamllint: $(head -5 "$T/yamllint")"

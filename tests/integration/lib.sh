@@ -17,7 +17,12 @@ cleanup() {
 	for c in "${CLEANUPS[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$T"
+	# Never into a mount left under $T (a root file system being built
+	# has the host's /proc, /sys and /dev/shm in it): detach them first,
+	# and rm stays on $T's own file system whatever is left.
+	findmnt -rno TARGET 2>/dev/null | grep "^$T/" | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
+	rm -rf --one-file-system "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
