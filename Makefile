@@ -69,7 +69,8 @@ UNIT_TESTS := test_json test_frame test_auth test_netaddr test_inventory \
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 # Which objects each unit test links besides the protocol library.
-$(BUILD)/tests/test_inventory: $(BUILD)/coordinator/core/inventory.o
+$(BUILD)/tests/test_inventory: $(BUILD)/coordinator/core/inventory.o \
+	$(BUILD)/coordinator/core/inventory_ansible.o
 $(BUILD)/tests/test_config: $(BUILD)/agent/config.o
 $(BUILD)/tests/test_sched: $(BUILD)/coordinator/matrix/sched.o
 $(BUILD)/tests/test_eta: $(BUILD)/coordinator/matrix/eta.o

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make image: the agent's container image, from Debian's packages alone:
-# an mmdebstrap root file system of bookworm (with its updates and
-# security suites) plus build/deb's packages installed by apt, which
+# an mmdebstrap root file system of bookworm's minimal base (minbase, with
+# the updates and security suites) plus build/deb's packages installed by apt, which
 # resolves their Depends. No registry is pulled from.
 #   mkimage.sh [--debs DIR] [--dir DIR [--import]] [--name IMAGE]
 # The root becomes build/image/cephfab-agent_VERSION.tar and, with buildah
@@ -49,7 +49,7 @@ log=${dir:+$dir.log}
 log=${log:-$top/build/image/mkimage.log}
 # The packages go in through /tmp, are installed by apt (Depends from the
 # archive), and leave with apt's caches: the image holds what runs.
-if ! mmdebstrap --variant=apt --mode=root --format="$fmt" \
+if ! mmdebstrap --variant=minbase --mode=root --format="$fmt" \
 	--customize-hook="copy-in ${pkgs[*]} /tmp" \
 	--customize-hook='chroot "$1" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/cephfab*.deb"' \
 	--customize-hook='rm -f "$1"/tmp/cephfab*.deb' \

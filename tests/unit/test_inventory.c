@@ -171,7 +171,53 @@ test_long_line_and_nul(void **state)
 	assert_string_equal(err, "x:2: NUL byte in line");
 }
 
+/* inventory --ansible: names YAML would read as something else stay
+ * strings, an IPv6 control address keeps its brackets in the listen
+ * address and not in ansible_host, and the file is whole (written
+ * beside, then renamed) or not there. */
+static void
+test_ansible(void **state)
+{
+	const char *t = "[global]\nkey = /k\ncluster_network = 198.51.100.0/24\n"
+	    "[host no]\nagent = 192.0.2.1\ncluster = 198.51.100.1\n"
+	    "[host 1e3]\nagent = [2001:db8::1]:7471\n";
+	char path[] = "/tmp/cf-ansible-XXXXXX", out[64], err[CF_ERRLEN];
+	struct inventory inv;
+	size_t len;
+	char *y;
+	int fd;
+
+	(void)state;
+	assert_int_equal(inventory_parse_buf("/etc/x.inv", t, strlen(t), &inv,
+	    err), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(out, sizeof(out), "%s.yml", path);
+	assert_int_equal(inventory_write_ansible(&inv, "/k", out, err), 0);
+	y = slurp(out, &len);
+	assert_non_null(y);
+	assert_non_null(strstr(y, "\n        \"no\":\n"));
+	assert_non_null(strstr(y, "\n        \"1e3\":\n"));
+	assert_non_null(strstr(y, "ansible_host: \"2001:db8::1\"\n"));
+	assert_non_null(strstr(y, "cephfab_listen: \"[2001:db8::1]:7471\"\n"));
+	assert_non_null(strstr(y, "cephfab_listen: \"192.0.2.1:7470\"\n"));
+	assert_non_null(strstr(y, "cephfab_cluster_network: \"198.51.100.0/24\"\n"));
+	assert_non_null(strstr(y, "cephfab_key_file: \"/k\"\n"));
+	assert_null(strstr(y, "cephfab_public_network"));
+	free(y);
+	unlink(out);
+	unlink(path);
+	/* A directory that cannot be written: an error naming the file,
+	 * nothing left. */
+	assert_int_equal(inventory_write_ansible(&inv, "/k",
+	    "/nonexistent/dir/hosts.yml", err), -1);
+	assert_non_null(strstr(err, "/nonexistent/dir/hosts.yml: "));
+	inventory_free(&inv);
+}
+
 CF_UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_ansible),
     cmocka_unit_test(test_golden), cmocka_unit_test(test_truncation),
     cmocka_unit_test(test_relative_key_and_find),
     cmocka_unit_test(test_long_line_and_nul))
