@@ -73,7 +73,7 @@ valgrind_phase() {
 fuzz() {
 	command -v clang >/dev/null 2>&1 || { echo "clang not installed: fuzz harnesses not run"; return; }
 	if make --no-print-directory -j"$J" fuzz-build >/tmp/cf-fuzz-build.log 2>&1; then
-		FUZZ_JOBS=$J tests/run_fuzz.sh "${FUZZ_CHECK_SECONDS:-5}" ${FUZZ_HARNESSES:?}
+		FUZZ_JOBS=$J tests/run_fuzz.sh "${FUZZ_CHECK_SECONDS:-3}" ${FUZZ_HARNESSES:?}
 	else
 		tail -20 /tmp/cf-fuzz-build.log
 		echo "0 1" >> "$CF_COUNTS"

@@ -62,9 +62,10 @@ bg_group "$T/image.out" "$T/src/scripts/mkimage.sh" --debs "$D" --dir "$R" --imp
 img_pid=$BG
 [ "$("$CEPHFAB" version | awk '{print $2}')" = "$VER" ] ||
 	fail "cephfab version '$("$CEPHFAB" version)' is not debian/changelog's $VER"
-lintian --tag-display-limit 0 "$D/cephfab_${VER}_$ARCH.changes" > "$T/lintian" 2>&1
-grep -q '^E:' "$T/lintian" && fail "lintian errors: $(grep '^E:' "$T/lintian")"
-note "lintian: $(grep -c '^W:' "$T/lintian") warnings"
+# lintian while the rest is checked (its verdict is read below).
+lintian --tag-display-limit 0 "$D/cephfab_${VER}_$ARCH.changes" > "$T/lintian" 2>&1 &
+lintian_pid=$!
+PIDS+=("$lintian_pid")
 for d in "$AD" "$CD"; do
 	dep=$(dpkg-deb -f "$d" Depends)
 	echo "$dep" | grep -Eq 'ceph|frr|prometheus|chromium|openvswitch|tshark|valgrind|clang|iperf|sockperf|cmocka|ansible' &&
@@ -107,6 +108,10 @@ wait $hr_pid || fail "host root: $(tail -5 "$T/hostroot.out")"
 cp "$AD" "$HR/tmp/" && chroot "$HR" apt-get install --download-only -y -q \
 	"/tmp/$(basename "$AD")" > "$T/download.out" 2>&1 || fail "download: $(tail -3 "$T/download.out")"
 rm -f "$HR/tmp/$(basename "$AD")"
+
+wait $lintian_pid
+grep -q '^E:' "$T/lintian" && fail "lintian errors: $(grep '^E:' "$T/lintian")"
+note "lintian: $(grep -c '^W:' "$T/lintian") warnings"
 
 # --- 2. the playbook -----------------------------------------------------
 note "packages, lab and host root ready at $SECONDS s"
@@ -179,10 +184,13 @@ for h in h3 h4; do
 	CLEANUPS=("ip netns exec $LP-adm ssh -o ControlPath=$T/ans/cm-%C -O exit root@$(ctl_addr "$h")" "${CLEANUPS[@]}")
 done
 play() { # play LOG [ARGS]: the playbook on h3 and h4 from the admin namespace
-	local log=$1; shift
+	local log=$1 t0=$SECONDS rc; shift
 	(cd "$T/ans" && ANSIBLE_CONFIG=$T/ans/ansible.cfg ANSIBLE_NOCOLOR=1 \
 		ip netns exec "$LP-adm" ansible-playbook -i hosts.yml --limit h3,h4 \
 		"$TOP/dist/ansible/site.yml" -e "cephfab_deb=$AD" -e "cephfab_bin=$CEPHFAB" "$@") > "$T/$log" 2>&1
+	rc=$?
+	note "play ${log%.log}: exit $rc, $((SECONDS - t0)) s"
+	return $rc
 }
 recap() { grep -E "^$1 +:" "$T/$2" | grep -o "$3=[0-9]*" | cut -d= -f2; }
 # Hosts without systemd (the lab's): the default supervisor says so.
