@@ -14,7 +14,7 @@
 
 # The version is said once, in debian/changelog's first line: the
 # programs, the packages and the image all read it from there.
-VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' debian/changelog)
+VERSION := $(shell scripts/version.sh)
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build

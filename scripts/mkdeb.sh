@@ -7,7 +7,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/deb}
-ver=$(awk 'NR == 1 { gsub(/[()]/, "", $2); print $2 }' "$top/debian/changelog")
+ver=$("$top/scripts/version.sh")
 for t in dpkg-buildpackage dh; do
 	command -v "$t" >/dev/null || {
 		echo "mkdeb: no $t (make test-deps, or apt-get install dpkg-dev debhelper)" >&2

@@ -11,22 +11,23 @@
 # with chroot), unless --import makes the image from DIR too.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-ver=$(awk 'NR == 1 { gsub(/[()]/, "", $2); print $2 }' "$top/debian/changelog")
+ver=$("$top/scripts/version.sh")
 debs=$top/build/deb
 dir=""
-import=1
+import=""
 img=localhost/cephfab-agent:$ver
 usage="usage: mkimage.sh [--debs DIR] [--dir DIR [--import]] [--name IMAGE]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--debs) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; debs=$2; shift 2 ;;
-	--dir) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; dir=$2; import=0; shift 2 ;;
-	--import) import=2; shift ;;
+	--dir) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; dir=$2; shift 2 ;;
+	--import) import=1; shift ;;
 	--name) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; img=$2; shift 2 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
-[ "$import" = 2 ] && import=1
+# The tar is always imported; a --dir root only when asked.
+[ -z "$dir" ] && import=1
 command -v mmdebstrap >/dev/null ||
 	{ echo "mkimage: no mmdebstrap (make test-deps)" >&2; exit 2; }
 arch=$(dpkg --print-architecture)
@@ -63,7 +64,7 @@ if ! mmdebstrap --variant=minbase --mode=root --format="$fmt" \
 	exit 1
 fi
 echo "${dir:-$out}"
-[ "$import" = 1 ] || exit 0
+[ -n "$import" ] || exit 0
 entry='["/usr/sbin/cephfab-agent", "-d", "-c", "/etc/cephfab/agent.conf"]'
 if command -v buildah >/dev/null; then
 	# buildah add copies a directory's contents, or unpacks a tar.

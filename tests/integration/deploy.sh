@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # From a source tree to nodes (issue 29), as an operator deploys:
-# 1. 'make deb' in a fresh copy of the tree makes the two packages;
+# 1. 'make deb' (from a fresh copy of the tree) makes the two packages;
 #    lintian finds no error; their Depends are shared libraries only (no
 #    test package); each holds its own files.
 # 2. dist/ansible against two lab hosts (an sshd in each host's
@@ -25,7 +25,7 @@ need_lab
 for t in dpkg-buildpackage dh lintian mmdebstrap ansible-playbook sshd yamllint jq; do
 	command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || skip "no $t (make test-deps)"
 done
-VER=$(awk 'NR == 1 { gsub(/[()]/, "", $2); print $2 }' "$TOP/debian/changelog")
+VER=$("$TOP/scripts/version.sh")
 ARCH=$(dpkg --print-architecture)
 
 # A node's own root for the playbook, from Debian's archive while the
@@ -45,11 +45,10 @@ bg_group "$T/hostroot.out" mmdebstrap --variant=apt --mode=root --format=directo
 hr_pid=$BG
 
 # --- 1. the packages -----------------------------------------------------
-mkdir -p "$T/src"
-(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 cp --parents -t "$T/src") || fail "copy of the tree"
-make -s -C "$T/src" deb > "$T/deb.out" 2>&1 || fail "make deb: $(tail -5 "$T/deb.out")"
-D=$T/src/build/deb
+# make deb's own script builds from a fresh copy of the tree's files
+# (git's, edits included), here into $T/deb.
+"$TOP/scripts/mkdeb.sh" "$T/deb" > "$T/deb.out" 2>&1 || fail "make deb: $(tail -5 "$T/deb.out")"
+D=$T/deb
 AD=$D/cephfab-agent_${VER}_$ARCH.deb CD=$D/cephfab_${VER}_$ARCH.deb
 [ -f "$AD" ] && [ -f "$CD" ] || fail "make deb made: $(ls "$D")"
 # make image's root file system from them, while the rest goes on.
@@ -58,7 +57,7 @@ R=$T/image
 # this run's (removed after), and its entrypoint is checked below.
 IMG=localhost/cephfab-agent:$VER-test$RUN_ID
 CLEANUPS+=("podman rmi -f $IMG")
-bg_group "$T/image.out" "$T/src/scripts/mkimage.sh" --debs "$D" --dir "$R" --import --name "$IMG"
+bg_group "$T/image.out" "$TOP/scripts/mkimage.sh" --debs "$D" --dir "$R" --import --name "$IMG"
 img_pid=$BG
 [ "$("$CEPHFAB" version | awk '{print $2}')" = "$VER" ] ||
 	fail "cephfab version '$("$CEPHFAB" version)' is not debian/changelog's $VER"
