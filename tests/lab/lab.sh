@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lab.sh: reproducible multi-host Ceph fabrics in network namespaces, with
-# real FRR routers and fault injection. See tests/lab/README.md.
+# real FRR routers and fault injection. See docs/lab.md.
 #
 #   lab.sh up TOPOLOGY [--prefix P] [--fault SPEC]... [--agents]
 #                      [--hash-policy 1|3]

@@ -30,7 +30,7 @@ add_node() {
 		net.ipv4.conf.default.rp_filter=0 \
 		net.ipv6.conf.all.disable_ipv6=1 \
 		net.ipv6.conf.default.disable_ipv6=1 >/dev/null
-	# Deterministic per-5-tuple ECMP (see tests/lab/README.md), or the
+	# Deterministic per-5-tuple ECMP (see docs/lab.md), or the
 	# real-world policy 1 re-hashing when asked.
 	if [ "$HASH_POLICY" = 3 ]; then
 		nsx "$name" sysctl -qw net.ipv4.fib_multipath_hash_policy=3 \

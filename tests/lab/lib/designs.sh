@@ -33,7 +33,7 @@ check_bond() {
 	ip netns add "$t" || die "cannot create namespace $t"
 	if ! ip -n "$t" link add b0 type bond mode 802.3ad 2>/dev/null; then
 		ip netns del "$t"
-		die "topology asks for host_link = bond, but this kernel has no bonding driver; stacked-LACP fabrics need a machine with it (see tests/lab/README.md)"
+		die "topology asks for host_link = bond, but this kernel has no bonding driver; stacked-LACP fabrics need a machine with it (see docs/lab.md)"
 	fi
 	ip netns del "$t"
 }
