@@ -83,7 +83,7 @@ VERDICT_OBJ := $(BUILD)/coordinator/verdict/findings.o \
 	$(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
 	$(BUILD)/coordinator/verdict/links.o $(BUILD)/coordinator/verdict/localize.o \
 	$(BUILD)/coordinator/verdict/links_mtu.o $(BUILD)/coordinator/verdict/profile.o \
-	$(BUILD)/coordinator/verdict/unmeasured.o
+	$(BUILD)/coordinator/verdict/unmeasured.o $(BUILD)/coordinator/verdict/routers.o
 $(BUILD)/tests/test_rootcause: $(VERDICT_OBJ)
 $(BUILD)/tests/test_links: $(VERDICT_OBJ)
 $(BUILD)/tests/test_trace: $(BUILD)/agent/probes/trace.o $(BUILD)/agent/probes/trace_egress.o \
@@ -203,7 +203,7 @@ FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer
 	agent/probes/probe_mesh.c agent/probes/route.c \
 	agent/engine/engine_limits.c coordinator/probes/pair_result.c coordinator/probes/probe_result.c \
 	coordinator/core/out.c coordinator/core/envelope.c agent/probes/trace_mtu.c agent/probes/probe_mtu.c \
-	coordinator/verdict/links_mtu.c coordinator/report/report_flows.c \
+	coordinator/verdict/links_mtu.c coordinator/verdict/routers.c coordinator/report/report_flows.c \
 	coordinator/store/store.c coordinator/watch/watch_decode.c \
 	coordinator/report/report.c coordinator/report/report_load.c coordinator/report/report_inventory.c \
 	coordinator/report/report_unmeasured.c coordinator/verdict/unmeasured.c \

@@ -13,6 +13,13 @@
 # A sanitizer report written by any process of a scenario fails that run
 # of it, and the report is shown.
 #
+# Beside the round: a scenario whose header says "# beside: WHY" (the real
+# Ceph cluster: its minutes are Ceph's daemons peering and settling, not
+# CPU) runs in a lane of its own, at the same time as the round's other
+# scenarios, after those whose header says "# alone: WHY" (they judge
+# speed or memory, and nothing runs beside them). Its reruns, as every
+# rerun, run alone at the end.
+#
 # A scenario is a name (matrix), a file name (matrix.sh) or a path.
 # Prints "ok", "FLAKY" (failed, then passed: counted passed, its first
 # failure shown) or "FAIL" (failed twice) per scenario, the round's ten
@@ -92,18 +99,46 @@ attempt() {
 }
 
 passed=0; failed=0; skipped=0; flaky=0
-# round SCENARIO...: each once, then each that failed once more.
+tag() { head -40 "$1" | grep -q "^# $2: "; }  # SCENARIO TAG
+
+# first_result SCENARIO: counts and prints what its first run did; a
+# failed one joins again[].
+first_result() {
+	local s=$1 name
+	name=$(basename "$s" .sh)
+	case $rc in
+	0) passed=$((passed + 1)); echo "ok   $name (${secs}s, $(build_of "$s")$(tag "$s" beside && echo ", beside"))" ;;
+	77) skipped=$((skipped + 1)); echo "skip $name: $(grep SKIP "$work/$name.1.out" | tail -1)" ;;
+	*) again+=("$s"); echo "...  $name failed (exit $rc, ${secs}s): runs again at the end of the round" ;;
+	esac
+}
+
+# round SCENARIO...: each once (the alone ones first, the beside ones in
+# their lane), then each that failed once more, alone.
 round() {
-	local s name again=()
+	local s name lane=() alone=() rest=() lane_pid=""
+	again=()
 	for s in "$@"; do
-		name=$(basename "$s" .sh)
-		attempt "$s" 1
-		case $rc in
-		0) passed=$((passed + 1)); echo "ok   $name (${secs}s, $(build_of "$s"))" ;;
-		77) skipped=$((skipped + 1)); echo "skip $name: $(grep SKIP "$work/$name.1.out" | tail -1)" ;;
-		*) again+=("$s"); echo "...  $name failed (exit $rc, ${secs}s): runs again at the end of the round" ;;
-		esac
+		if tag "$s" beside; then lane+=("$s")
+		elif tag "$s" alone; then alone+=("$s")
+		else rest+=("$s"); fi
 	done
+	for s in "${alone[@]}"; do attempt "$s" 1; first_result "$s"; done
+	if [ ${#lane[@]} -gt 0 ]; then
+		( for s in "${lane[@]}"; do
+			attempt "$s" 1
+			echo "$rc $secs" > "$work/$(basename "$s" .sh).lane"
+		  done ) &
+		lane_pid=$!
+	fi
+	for s in "${rest[@]}"; do attempt "$s" 1; first_result "$s"; done
+	if [ -n "$lane_pid" ]; then
+		wait "$lane_pid"
+		for s in "${lane[@]}"; do
+			read -r rc secs < "$work/$(basename "$s" .sh).lane" || { rc=1; secs=0; }
+			first_result "$s"
+		done
+	fi
 	for s in "${again[@]}"; do
 		name=$(basename "$s" .sh)
 		attempt "$s" 2

@@ -747,7 +747,7 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	c.mtu_expl = calloc((size_t)(n * n), 1);
 	c.lat_host = calloc((size_t)n + 1, 1);
 	if (c.slow && c.done && c.slow_host && c.tmp && c.expl && c.busy &&
-	    c.mtu_expl && c.lat_host) {
+	    c.mtu_expl && c.lat_host && routers_build(&c.r, v) == 0) {
 		for (k = 0; v->p99 && k < n * n; k++)
 			if (isfinite(v->p99[k]))
 				c.tmp[c.nmed++] = v->p99[k];
@@ -764,5 +764,6 @@ findings_compute(const struct mview *v, const struct profile *p, cJSON *out)
 	free(c.busy);
 	free(c.mtu_expl);
 	free(c.lat_host);
+	routers_free(&c.r);
 	return c.errors;
 }

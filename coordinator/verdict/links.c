@@ -8,20 +8,17 @@
  *   - a host's port ("P host/if"): the sender's egress interface, or the
  *     address a peer reached it on; both directions of a port are one
  *     link, so a lossy cable counts once;
- *   - a router's ingress ("R addr"): a router answers from the address
- *     the probe arrived on (routers' usual way; Linux needs
- *     icmp_errors_use_inbound_ifaddr, see docs/matrix.md), so the address
- *     names the link that delivered the probe;
- *   - a point-to-point link ("L a b"): when both ends' addresses answered
- *     and are mates of one /31 or /30 (or /127), the two directions are
- *     one link.
+ *   - a link between two routers ("R A B", one way, A and B routers as
+ *     routers.c groups their addresses): whatever address each router
+ *     answered from (the one the probe arrived on, the one towards the
+ *     sender, its loopback), the link is the routers around it, and
+ *     "R B A" is its other way.
  * localize.c then names the links the lossy flows share and no clean
  * flow crossed.
  */
 #include "verdict/verdict_int.h"
 #include "text.h"
 
-#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +38,7 @@ struct ltab {
  * direction carries when its flows run alike), bits/s. */
 struct lpass {
 	struct fctx *c;
+	const struct routers *r;
 	bool rate;
 	double ref;
 	/* Links the loss pass named, both ways (keys): a lossy link is slow
@@ -49,11 +47,9 @@ struct lpass {
 	int ncov;
 };
 
-/* A flow's links, as ids into the table, with the element before each
- * (the near end as traced, NULL when unknown). */
+/* A flow's links, as ids into the table. */
 struct lflow {
 	int link[MFLOW_HOPS + 2];
-	const char *prev[MFLOW_HOPS + 2];
 	int n;
 	int state;		/* 1 bad, 0 clean, -1 not judged */
 };
@@ -79,52 +75,27 @@ ltab_id(struct ltab *t, const char *k)
 	return t->n++;
 }
 
-/* addr_host: the host whose address a is on this network, and the port
- * (interface) it is on, as its facts or its own flows said. */
-static int
-addr_host(const struct mview *v, const char *a, const char **dev)
-{
-	int i, h = -1;
-
-	*dev = NULL;
-	for (i = 0; i < v->nports; i++)
-		if (strcmp(v->ports[i].addr, a) == 0) {
-			*dev = v->ports[i].dev;
-			return v->ports[i].host;
-		}
-	for (i = 0; i < v->nflows; i++) {
-		const struct mflow *f = &v->flows[i];
-
-		if ((f->src_addr && strcmp(f->src_addr, a) == 0) ||
-		    (f->egress_addr && strcmp(f->egress_addr, a) == 0)) {
-			*dev = f->dev;
-			return f->src;
-		}
-		if (h < 0 && f->dst_addr && strcmp(f->dst_addr, a) == 0)
-			h = f->dst;
-	}
-	return h;
-}
-
 static void
 port_key(const struct mview *v, int h, const char *port, char *k)
 {
 	snprintf(k, KEYLEN, "P %s/%s", v->names[h], port);
 }
 
-/* flow_links: flow f's path as link ids into t (-1 on no memory). */
+/* flow_links: flow f's path as link ids into t (-1 on no memory). The
+ * step from a host to its first router is the host's port; a hole in the
+ * trace leaves the link after it unknown. */
 static int
-flow_links(const struct mview *v, const struct mflow *f, struct ltab *t,
+flow_links(const struct lpass *ps, const struct mflow *f, struct ltab *t,
     struct lflow *lf)
 {
-	const char *seq[MFLOW_HOPS + 2], *prev = f->src_addr, *dev;
+	const struct mview *v = ps->c->v;
+	const char *seq[MFLOW_HOPS + 2], *dev;
 	char k[KEYLEN];
-	int ns = 0, i, last = f->src, h;
+	int ns = 0, i, last = f->src, h, g, prev = -1;
 
 	lf->n = 0;
 	if (f->dev) {
 		port_key(v, f->src, f->dev, k);
-		lf->prev[lf->n] = f->src_addr;
 		if ((lf->link[lf->n++] = ltab_id(t, k)) < 0)
 			return -1;
 	}
@@ -136,61 +107,28 @@ flow_links(const struct mview *v, const struct mflow *f, struct ltab *t,
 	seq[ns++] = f->dst_addr;
 	for (i = 0; i < ns; i++) {
 		if (seq[i] == NULL) {
-			prev = NULL;
+			prev = -1;
 			continue;
 		}
-		if ((h = addr_host(v, seq[i], &dev)) >= 0) {
+		if ((h = routers_host_of(v, seq[i], &dev)) >= 0) {
 			if (h == last)
 				continue;	/* the same host, deeper */
 			port_key(v, h, dev ? dev : seq[i], k);
 			last = h;
+			prev = -1;
 		} else {
-			snprintf(k, KEYLEN, "R %s", seq[i]);
+			g = routers_group(ps->r, routers_find(ps->r, seq[i]));
+			if (prev < 0 || g < 0 || prev == g) {
+				prev = g;
+				continue;
+			}
+			snprintf(k, KEYLEN, "R %d %d", prev, g);
+			prev = g;
 		}
-		lf->prev[lf->n] = prev;
 		if ((lf->link[lf->n++] = ltab_id(t, k)) < 0)
 			return -1;
-		prev = seq[i];
 	}
 	return 0;
-}
-
-/* links_mate: the other end of the point-to-point link that a is on, if a
- * /31 (or /127) holds it (wide30 0), or a /30 (wide30 1). */
-int
-links_mate(const char *a, int wide30, char *out)
-{
-	unsigned char b[16];
-
-	if (inet_pton(AF_INET, a, b) == 1) {
-		uint32_t x = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-		    (uint32_t)b[2] << 8 | b[3], m;
-
-		if (wide30 && (x & 3) != 1 && (x & 3) != 2)
-			return -1;
-		m = !wide30 ? x ^ 1 : (x & 3) == 1 ? x + 1 : x - 1;
-		snprintf(out, 48, "%u.%u.%u.%u", m >> 24, (m >> 16) & 255,
-		    (m >> 8) & 255, m & 255);
-		return 0;
-	}
-	if (!wide30 && inet_pton(AF_INET6, a, b) == 1) {
-		b[15] ^= 1;
-		return inet_ntop(AF_INET6, b, out, 48) ? 0 : -1;
-	}
-	return -1;
-}
-
-/* router_key: the id of router address m's key, or -1. */
-static int
-router_key(const struct ltab *t, int n, const char *m)
-{
-	int j;
-
-	for (j = 0; j < n; j++)
-		if (strncmp(t->key[j], "R ", 2) == 0 &&
-		    strcmp(t->key[j] + 2, m) == 0)
-			return j;
-	return -1;
 }
 
 /* judge_loss: 1 when the flow lost packets (its retransmits per GB over
@@ -268,31 +206,6 @@ rate_ref(const struct mview *v)
 	return m;
 }
 
-/* near_end: the address most bad flows through link l came from (among
- * the first eight seen). */
-static const char *
-near_end(const struct lflow *lf, int nf, int l)
-{
-	const char *cand[8];
-	int cnt[8], nc = 0, i, k, j, best = -1;
-
-	for (i = 0; i < nf; i++)
-		for (k = 0; lf[i].state == 1 && k < lf[i].n; k++) {
-			if (lf[i].link[k] != l || lf[i].prev[k] == NULL)
-				continue;
-			for (j = 0; j < nc && strcmp(cand[j], lf[i].prev[k]);
-			    j++)
-				;
-			if (j == nc && nc < 8) {
-				cand[nc] = lf[i].prev[k];
-				cnt[nc++] = 0;
-			}
-			if (j < nc && ++cnt[j] > (best < 0 ? 0 : cnt[best]))
-				best = j;
-		}
-	return best < 0 ? NULL : cand[best];
-}
-
 /* A named link as a finding shows it: a host's port (host, interface),
  * one direction of a link (near end, far end) or both (sorted ends). */
 struct lname {
@@ -301,32 +214,28 @@ struct lname {
 	char text[2 * KEYLEN + 8];
 };
 
-/* mate_key: the router key of the other end of router key l's link (its
- * /31 mate, else its /30 mate: a /30's .1 and .2 have no /31 mate that
- * answers, that would be the /30's network or broadcast address), or -1.
- * Fabric links are numbered so; a fabric numbered otherwise gets the near
- * end the traces saw most. */
+/* mate_key: the key of link l's other way ("R B A" for "R A B"), or -1. */
 static int
 mate_key(const struct ltab *t, int l)
 {
-	char m[48];
-	int w, j;
+	char m[KEYLEN];
+	int ga, gb, j;
 
-	if (t->key[l][0] != 'R')
+	if (sscanf(t->key[l], "R %d %d", &ga, &gb) != 2)
 		return -1;
-	for (w = 0; w < 2; w++)
-		if (links_mate(t->key[l] + 2, w, m) == 0 &&
-		    (j = router_key(t, t->n, m)) >= 0)
+	snprintf(m, sizeof(m), "R %d %d", gb, ga);
+	for (j = 0; j < t->n; j++)
+		if (strcmp(t->key[j], m) == 0)
 			return j;
 	return -1;
 }
 
 static void
-lname_of(const struct ltab *t, const struct lflow *lf, int nf, int l,
+lname_of(const struct lpass *ps, const struct ltab *t, int l,
     struct lname *n)
 {
-	const char *k = t->key[l], *p;
-	int m;
+	const char *k = t->key[l], *p, *a = "*", *b = "*";
+	int ga, gb;
 
 	n->kind = k[0];
 	if (k[0] == 'P') {
@@ -336,10 +245,10 @@ lname_of(const struct ltab *t, const struct lflow *lf, int nf, int l,
 		snprintf(n->text, sizeof(n->text), "%s's port %s", n->a, n->b);
 		return;
 	}
-	m = mate_key(t, l);
-	p = m >= 0 ? t->key[m] + 2 : near_end(lf, nf, l);
-	snprintf(n->a, KEYLEN, "%s", p ? p : "*");
-	snprintf(n->b, KEYLEN, "%s", k + 2);
+	if (sscanf(k, "R %d %d", &ga, &gb) == 2)
+		routers_link_ends(ps->r, ps->c->v, ga, gb, &a, &b);
+	snprintf(n->a, KEYLEN, "%s", a);
+	snprintf(n->b, KEYLEN, "%s", b);
 	snprintf(n->text, sizeof(n->text), "%s -> %s", n->a, n->b);
 }
 
@@ -437,11 +346,15 @@ link_bad(const struct lpass *ps, double x)
 	return ps->rate ? x < ps->ref / 2 : x > ps->c->p->max_rpg;
 }
 
-/* A finding's links: one blame, or a link's two directions' blames. */
+/* A finding's links: one blame, a link's two directions' blames, or the
+ * pieces (frag) of one link between a leaf and a router that answers each
+ * rack from its own side: seen from each rack as another router, the
+ * link is one piece per rack (frag_join). */
 struct named {
-	const struct loc_blame *b[2];
+	const struct loc_blame *b[LINKS_NAMED];
 	int nb;
-	int link[2];
+	int link[LINKS_NAMED];
+	bool frag, up, down;	/* pieces; from the leaf, to the leaf */
 };
 
 /* link_summary: the finding's sentence: where, what, how sure. */
@@ -470,6 +383,89 @@ link_summary(const struct lpass *ps, const struct lname *n,
 		    ps->c->p->max_rpg, good);
 }
 
+/* frag_of: the leaf of router link l when its other end is a router seen
+ * from one rack only (*lab, its group; *up: the leaf sends), else -1. */
+static int
+frag_of(const struct lpass *ps, const struct ltab *t, int l, int *lab,
+    bool *up)
+{
+	int ga, gb, ra, rb;
+
+	if (sscanf(t->key[l], "R %d %d", &ga, &gb) != 2)
+		return -1;
+	ra = routers_rack(ps->r, ga);
+	rb = routers_rack(ps->r, gb);
+	*up = ra < 0;
+	*lab = ra < 0 ? gb : ga;
+	return (ra < 0) != (rb < 0) ? (ra < 0 ? ga : gb) : -1;
+}
+
+/* frag_text: the finding's link says how the other racks see the router
+ * it names. */
+static void
+frag_text(const struct lpass *ps, const struct ltab *t,
+    const struct named *nm, struct lname *n)
+{
+	char more[KEYLEN] = "";
+	size_t off = 0;
+	bool up;
+	int i, lab, first;
+
+	frag_of(ps, t, nm->link[0], &first, &up);
+	for (i = 1; i < nm->nb; i++) {
+		frag_of(ps, t, nm->link[i], &lab, &up);
+		if (lab != first && off < sizeof(more))
+			off += (size_t)snprintf(more + off, sizeof(more) - off,
+			    "%s%s", off ? ", " : "", routers_name(ps->r,
+			    ps->c->v, lab));
+	}
+	if (off)
+		snprintf(n->text + strlen(n->text), sizeof(n->text) -
+		    strlen(n->text), " (%s, as other racks see it: %s)",
+		    routers_name(ps->r, ps->c->v, first), more);
+}
+
+/* frag_join: blame i is a piece of a leaf's link (frag_of); the other
+ * named pieces of that leaf's links join it, one per rack, as one link:
+ * seen from each rack by one router, a single fault. Two pieces from one
+ * rack are two links: nothing joins. */
+static void
+frag_join(const struct lpass *ps, const struct ltab *t,
+    struct loc_blame *bl, int nb, int i, bool *used, struct named *nm)
+{
+	int leaf, lab, j, k, rk[LINKS_NAMED], pick[LINKS_NAMED], np = 0;
+	bool up;
+
+	if ((leaf = frag_of(ps, t, bl[i].link, &lab, &up)) < 0)
+		return;
+	rk[0] = routers_rack(ps->r, lab);
+	nm->up = up;
+	nm->down = !up;
+	for (j = i + 1; j < nb; j++) {
+		bool u;
+
+		if (used[j] || bl[j].explained < 1 ||
+		    frag_of(ps, t, bl[j].link, &lab, &u) != leaf)
+			continue;
+		for (k = 0; k <= np && rk[k] != routers_rack(ps->r, lab); k++)
+			;
+		if (k <= np)
+			return;
+		rk[++np] = routers_rack(ps->r, lab);
+		pick[np - 1] = j;
+	}
+	for (k = 0; k < np; k++) {
+		j = pick[k];
+		frag_of(ps, t, bl[j].link, &lab, &up);
+		used[j] = true;
+		nm->b[nm->nb] = &bl[j];
+		nm->link[nm->nb++] = bl[j].link;
+		nm->up |= up;
+		nm->down |= !up;
+	}
+	nm->frag = np > 0;
+}
+
 /* link_finding: lossy_link or slow_link (lossy_host for a host's port)
  * for one named link, with the directions of the bad flows it explains;
  * marks those flows explained (state 2). */
@@ -482,17 +478,19 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 	struct lname n, tw;
 	unsigned char *seen = calloc((size_t)(c->n * c->n), 1);
 	int i, bad = 0, good = 0, expl = 0;
-	bool twin = nm->b[0]->twin >= 0;
+	bool twin = nm->b[0]->twin >= 0 && !nm->frag;
 	char sum[1024];
 	cJSON *f;
 
-	lname_of(t, lf, v->nflows, nm->link[0], &n);
-	if (nm->nb == 2)
+	lname_of(ps, t, nm->link[0], &n);
+	if (nm->frag ? nm->up && nm->down : nm->nb == 2)
 		lname_both(&n);
+	if (nm->frag)
+		frag_text(ps, t, nm, &n);
 	/* The twin of a link named both ways is the twins' link, both ways
 	 * too, when they are two ends of one. */
 	if (twin)
-		lname_of(t, lf, v->nflows, nm->b[0]->twin, &tw);
+		lname_of(ps, t, nm->b[0]->twin, &tw);
 	if (twin && nm->nb == 2 && nm->b[1]->twin >= 0 &&
 	    mate_key(t, nm->b[0]->twin) == nm->b[1]->twin)
 		lname_both(&tw);
@@ -544,29 +542,9 @@ dedupe(struct lflow *lf)
 			;
 		if (j < n)
 			continue;
-		lf->prev[n] = lf->prev[k];
 		lf->link[n++] = lf->link[k];
 	}
 	lf->n = n;
-}
-
-/* complete: flow i's trace has every hop that the longest trace of its
- * direction has (a lost probe or answer leaves a hole, or cuts the path
- * short, and such a flow cannot say which links it crossed). */
-static bool
-complete(const struct mview *v, int i)
-{
-	const struct mflow *f = &v->flows[i];
-	int k, longest = 0;
-
-	for (k = 0; k < f->nhops; k++)
-		if (f->hop[k] == NULL)
-			return false;
-	for (k = 0; k < v->nflows; k++)
-		if (v->flows[k].src == f->src && v->flows[k].dst == f->dst &&
-		    v->flows[k].nhops > longest)
-			longest = v->flows[k].nhops;
-	return f->nhops == longest;
 }
 
 /* residual_ok: what the flows of direction i -> j that no named link
@@ -607,7 +585,8 @@ mark_explained(const struct lpass *ps, const struct lflow *lf, int nf)
 	if (cnt == NULL)
 		return;
 	for (i = 0; i < nf; i++)
-		if (lf[i].state == 2 || (lf[i].state == 1 && complete(v, i)))
+		if (lf[i].state == 2 || (lf[i].state == 1 &&
+		    routers_trace_whole(v, v->flows, v->nflows, i)))
 			cnt[(lf[i].state == 2 ? 0 : n * n) + v->flows[i].src * n +
 			    v->flows[i].dst]++;
 	for (i = 0; i < n; i++)
@@ -682,6 +661,7 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 		nm.b[0] = &bl[i];
 		nm.link[0] = bl[i].link;
 		nm.nb = 1;
+		nm.frag = false;
 		m = mate_key(t, bl[i].link);
 		for (j = i + 1; m >= 0 && j < nb; j++)
 			if (!used[j] && bl[j].link == m &&
@@ -692,6 +672,8 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 				nm.nb = 2;
 				break;
 			}
+		if (nm.nb == 1)
+			frag_join(ps, t, bl, nb, i, used, &nm);
 		/* A few unlucky flows are not a bad link: the link's flows
 		 * together must be bad too. */
 		x = link_measure(ps, lf, nm.link, nm.nb);
@@ -717,7 +699,7 @@ run_pass(struct lpass *ps)
 	if (lf == NULL || fl == NULL || v->nflows == 0)
 		goto out;
 	for (i = 0; i < v->nflows; i++) {
-		if (flow_links(v, &v->flows[i], &t, &lf[i]) == -1)
+		if (flow_links(ps, &v->flows[i], &t, &lf[i]) == -1)
 			goto out;
 		lf[i].state = judge(ps, &v->flows[i]);
 		dedupe(&lf[i]);
@@ -747,8 +729,8 @@ void
 rootcause_links(struct fctx *c)
 {
 	char cov[LINKS_NAMED * 2][KEYLEN];
-	struct lpass loss = { c, false, 0, cov, 0 };
-	struct lpass rate = { c, true, 0, cov, 0 };
+	struct lpass loss = { c, &c->r, false, 0, cov, 0 };
+	struct lpass rate = { c, &c->r, true, 0, cov, 0 };
 
 	if (c->v->nflows == 0)
 		return;

@@ -7,9 +7,10 @@
  * datagrams and the one after, whose link ate them. That is evidence
  * about one link, not a vote to be weighed against others: the same
  * datagram sizes crossed every link before it. So the directions are
- * grouped by the far end of the link they name, and a link named from
- * both ends (its two addresses mates of one /31 or /30, as in links.c)
- * is one finding. What names no fabric link (the sender's own port, the
+ * grouped by the link they name: the two routers around it (routers.c),
+ * or, where the traces did not see those routers, the far end's address;
+ * a link named from both ends (the same two routers the other way, or two
+ * far ends that are mates of one /31 or /30) is one finding. What names no fabric link (the sender's own port, the
  * receiver's) is left to rootcause_mtu and the per-direction check.
  *
  * The bandwidth flows through such a link stall or crawl there (TCP's
@@ -31,6 +32,9 @@
 struct mlink {
 	const char *far, *near;
 	const char *far2;		/* the other direction's far end */
+	int ga, gb;			/* the routers before and after it,
+					   -1 when unknown */
+	bool both;			/* named (gb, ga) too */
 	double lo, hi, conf, next;
 	int ndirs;
 };
@@ -47,11 +51,42 @@ cut_dir(const struct fctx *c, int i, int j)
 	    !AT(c->expl, i, j);
 }
 
-static bool
-names(const struct mlink *m, const char *far)
+/* cut_routers: the routers before and after where direction i -> j's
+ * large datagrams died, -1 both when the traces did not see both, or when
+ * the far end's address names the link itself (its point-to-point
+ * address: the probes that died there may not have been seen by the
+ * flows' traces, which stalled on it). */
+static void
+cut_routers(const struct fctx *c, int i, int j, int *ga, int *gb)
 {
-	return strcmp(m->far, far) == 0 || (m->far2 && strcmp(m->far2,
-	    far) == 0);
+	const struct mview *v = c->v;
+
+	if (routers_p2p(&c->r, v, AT(v->mtu_cut_far, i, j))) {
+		*ga = *gb = -1;
+		return;
+	}
+	*ga = routers_group(&c->r, routers_find(&c->r,
+	    AT(v->mtu_cut_near, i, j)));
+	*gb = routers_group(&c->r, routers_find(&c->r,
+	    AT(v->mtu_cut_far, i, j)));
+	if (*ga < 0 || *gb < 0 || *ga == *gb)
+		*ga = *gb = -1;
+}
+
+/* names: direction i -> j's cut is on link m, one way or the other. */
+static bool
+names(const struct fctx *c, const struct mlink *m, int i, int j)
+{
+	const struct mview *v = c->v;
+	const char *far = AT(v->mtu_cut_far, i, j);
+	int ga, gb;
+
+	cut_routers(c, i, j, &ga, &gb);
+	if (m->ga >= 0 && ga >= 0)
+		return (ga == m->ga && gb == m->gb) ||
+		    (m->both && ga == m->gb && gb == m->ga);
+	return m->ga < 0 && ga < 0 && (strcmp(m->far, far) == 0 ||
+	    (m->far2 && strcmp(m->far2, far) == 0));
 }
 
 /* group: the links the cut directions name, mates merged. */
@@ -70,7 +105,7 @@ group(const struct fctx *c, struct mlink *ml, int max)
 			if (!cut_dir(c, i, j))
 				continue;
 			far = AT(v->mtu_cut_far, i, j);
-			for (k = 0; k < n && !names(&ml[k], far); k++)
+			for (k = 0; k < n && !names(c, &ml[k], i, j); k++)
 				;
 			if (k == n && n == max)
 				continue;
@@ -78,6 +113,7 @@ group(const struct fctx *c, struct mlink *ml, int max)
 				memset(&ml[n], 0, sizeof(ml[n]));
 				ml[n].far = far;
 				ml[n].near = AT(v->mtu_cut_near, i, j);
+				cut_routers(c, i, j, &ml[n].ga, &ml[n].gb);
 				ml[n].lo = INFINITY;
 				ml[n].next = NAN;
 				n++;
@@ -90,18 +126,20 @@ group(const struct fctx *c, struct mlink *ml, int max)
 				ml[k].next = AT(v->mtu_next, i, j);
 			ml[k].ndirs++;
 		}
-	/* Two directions of one link: the far end of each is the other's
-	 * mate. */
+	/* Two directions of one link: the same routers the other way, or
+	 * (routers unknown) the far end of each is the other's mate. */
 	for (k = 0; k < n; k++)
 		for (w = 0; w < 2 && ml[k].far2 == NULL; w++) {
-			if (links_mate(ml[k].far, w, mate) == -1)
+			if (ml[k].ga < 0 && routers_mate(ml[k].far, w, mate) == -1)
 				continue;
 			for (j = k + 1; j < n; j++)
-				if (ml[j].far2 == NULL &&
-				    strcmp(ml[j].far, mate) == 0)
+				if (ml[j].far2 == NULL && (ml[k].ga >= 0 ?
+				    ml[j].ga == ml[k].gb && ml[j].gb == ml[k].ga :
+				    ml[j].ga < 0 && strcmp(ml[j].far, mate) == 0))
 					break;
 			if (j == n)
 				continue;
+			ml[k].both = true;
 			ml[k].far2 = ml[j].far;
 			ml[k].lo = fmin(ml[k].lo, ml[j].lo);
 			ml[k].hi = fmax(ml[k].hi, ml[j].hi);
@@ -114,15 +152,31 @@ group(const struct fctx *c, struct mlink *ml, int max)
 	return n;
 }
 
-/* crosses: flow f's traced path entered a router by one of m's ends. */
+/* crosses: flow f's traced path went from m's router before to its router
+ * after (or back, named both ways), or, routers unknown, entered a router
+ * by one of m's ends. */
 static bool
-crosses(const struct mflow *f, const struct mlink *m)
+crosses(const struct fctx *c, const struct mflow *f, const struct mlink *m)
 {
-	int k;
+	int k, x, y;
 
-	for (k = 0; k < f->nhops; k++)
-		if (f->hop[k] && names(m, f->hop[k]))
+	for (k = 0; k < f->nhops; k++) {
+		if (f->hop[k] == NULL)
+			continue;
+		if (m->ga < 0) {
+			if (strcmp(m->far, f->hop[k]) == 0 ||
+			    (m->far2 && strcmp(m->far2, f->hop[k]) == 0))
+				return true;
+			continue;
+		}
+		if (k == 0 || f->hop[k - 1] == NULL)
+			continue;
+		x = routers_group(&c->r, routers_find(&c->r, f->hop[k - 1]));
+		y = routers_group(&c->r, routers_find(&c->r, f->hop[k]));
+		if ((x == m->ga && y == m->gb) ||
+		    (m->both && x == m->gb && y == m->ga))
 			return true;
+	}
 	return false;
 }
 
@@ -135,15 +189,14 @@ explain(struct fctx *c, const struct mlink *m, cJSON *f, unsigned char *seen)
 
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->n; j++)
-			if (cut_dir(c, i, j) &&
-			    names(m, AT(v->mtu_cut_far, i, j))) {
+			if (cut_dir(c, i, j) && names(c, m, i, j)) {
 				AT(c->expl, i, j) = AT(c->mtu_expl, i, j) = 1;
 				AT(seen, i, j) = 1;
 			}
 	for (i = 0; i < v->nflows; i++) {
 		const struct mflow *fl = &v->flows[i];
 
-		if (!crosses(fl, m))
+		if (!crosses(c, fl, m))
 			continue;
 		flows++;
 		AT(c->done, fl->src, fl->dst) = 1;
@@ -156,7 +209,7 @@ explain(struct fctx *c, const struct mlink *m, cJSON *f, unsigned char *seen)
 	for (i = 0; i < v->nstalled; i++) {
 		const struct mflow *fl = &v->stalled[i];
 
-		if (!crosses(fl, m))
+		if (!crosses(c, fl, m))
 			continue;
 		flows++;
 		AT(c->done, fl->src, fl->dst) = AT(c->done, fl->dst, fl->src) = 1;
@@ -180,7 +233,17 @@ mtu_link_finding(struct fctx *c, const struct mlink *m, unsigned char *seen)
 	const char *a, *b;
 	cJSON *f;
 
-	if (m->far2) {
+	if (m->ga >= 0) {
+		routers_link_ends(&c->r, v, m->ga, m->gb, &a, &b);
+		if (m->both && strcmp(a, b) > 0) {
+			const char *x = a;
+
+			a = b;
+			b = x;
+		}
+		snprintf(text, sizeof(text), "%s %s %s", a, m->both ? "<->" :
+		    "->", b);
+	} else if (m->far2) {
 		a = strcmp(m->far, m->far2) < 0 ? m->far : m->far2;
 		b = a == m->far ? m->far2 : m->far;
 		snprintf(text, sizeof(text), "%s <-> %s", a, b);

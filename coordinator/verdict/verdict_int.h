@@ -13,6 +13,22 @@
 /* A cell of an n x n array of the view: i sends to j. */
 #define AT(a, i, j) ((a)[(i) * v->n + (j)])
 
+/* routers.c: the traced addresses grouped by router (routers.c says
+ * from what), so that a link is named by the routers around it. */
+struct raddr {
+	const char *addr;
+	int parent;		/* union-find: the group's root is its own */
+	bool gw;		/* some host's gateway */
+	bool mid;		/* a hop a whole trace went on from */
+	int rack;		/* a group's root: the group of the one
+				   gateway of every source whose whole trace
+				   crossed it past the first hop, -1 when
+				   several (a router every rack sees alike) */
+};
+struct routers {
+	struct raddr *a;
+	int n, cap;
+};
 /* What the checks share: the view, the profile, the findings so far and
  * the cells already explained. */
 struct fctx {
@@ -33,6 +49,7 @@ struct fctx {
 	unsigned char *mtu_expl;	/* directions an mtu_link explains */
 	unsigned char *lat_host;	/* hosts whose port explains their
 					   pairs' high RTT (rootcause_latency) */
+	struct routers r;	/* the traces' routers (links, links_mtu) */
 };
 
 /* findings_add appends a finding about hosts a and b (-1: none; a pair is
@@ -67,10 +84,6 @@ void rootcause_latency(struct fctx *c);
  * traced paths (localize.c scores them): lossy_link, one per link, with
  * the pairs it explains. */
 void rootcause_links(struct fctx *c);
-/* links_mate: the other end of the point-to-point link address a is on:
- * its /31 (or /127) mate (wide30 0), or its /30 mate (wide30 1); -1 when
- * it has none. out holds 48 bytes. */
-int links_mate(const char *a, int wide30, char *out);
 /* links_location: a finding's location: a host's port (kind 'P': host a,
  * interface b), one direction of a link ('R': near end a, far end b) or
  * both ('L'); text as the finding prints it, or_text its twin or NULL. */
@@ -82,5 +95,47 @@ void links_location(cJSON *f, const struct mview *v, char kind,
  * through it are explained (they stalled there: no vote in
  * rootcause_links). Runs before it and before rootcause_mtu. */
 void rootcause_mtu_links(struct fctx *c);
+
+/* routers.c (the groups above): */
+/* routers_build groups the addresses of v's traces (-1: no memory). */
+int routers_build(struct routers *r, const struct mview *v);
+void routers_free(struct routers *r);
+/* routers_mate: the other end of the point-to-point link address a is on:
+ * its /31 (or /127) mate (wide30 0), or its /30 mate (wide30 1); -1 when
+ * it has none. out holds 48 bytes. */
+int routers_mate(const char *a, int wide30, char *out);
+/* routers_find: address a's index, -1 when no trace saw it as a router. */
+int routers_find(const struct routers *r, const char *a);
+/* routers_group: the group (its root's index) of address index i, -1 for
+ * -1. */
+int routers_group(const struct routers *r, int i);
+/* routers_name: how a finding names group g: an address of it that names
+ * no link (a loopback), else its gateway, else its smallest address. */
+const char *routers_name(const struct routers *r, const struct mview *v,
+    int g);
+/* routers_link_ends: the two ends of the link from group ga to group gb
+ * as a finding prints them: the link's own two addresses when the traces
+ * saw both, else each router's name. */
+void routers_link_ends(const struct routers *r, const struct mview *v,
+    int ga, int gb, const char **a, const char **b);
+/* routers_p2p: address a is one end of a point-to-point link (its /31
+ * or /30 mate is an address of a router next to its own): it names that
+ * link, as an answer from the ingress does. */
+bool routers_p2p(const struct routers *r, const struct mview *v,
+    const char *a);
+/* routers_rack: group g's rack (struct raddr), -1 for a router seen
+ * alike from several racks. A router seen from one rack only is how a
+ * router that answers each sender from its own side (Linux's default) is
+ * seen from that rack: the same router may be another such group from
+ * another rack. */
+int routers_rack(const struct routers *r, int g);
+/* routers_host_of: the host whose address a is on this network, and the
+ * port (interface) it is on, as its facts or its own flows said; -1. */
+int routers_host_of(const struct mview *v, const char *a, const char **dev);
+/* routers_trace_whole: flow i of fl[0..nf) has every hop that the longest
+ * trace of its direction has (a lost probe or answer leaves a hole, or cuts
+ * the path short, and such a flow cannot say which links it crossed). */
+bool routers_trace_whole(const struct mview *v, const struct mflow *fl,
+    int nf, int i);
 
 #endif

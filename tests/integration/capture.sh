@@ -8,6 +8,7 @@
 # Then a generated capture of 200,000 flows through a 65,536-flow table:
 # the evictions are counted and the memory stays bounded.
 # build: product (it judges memory: shadow memory is not the product's RSS)
+# alone: the capture's memory and rate (nothing runs beside it)
 . "$(dirname "$0")/lib.sh"
 command -v tshark >/dev/null || skip "no tshark (scripts/deps.sh install)"
 FIX=$TOP/tests/fixtures/pcap

@@ -26,6 +26,8 @@
 # which the preflight refusals of part 1 fill).
 # build: product (Ceph's daemons settling take its minutes, not our code;
 # the ceph JSON is fuzzed and the planner unit-tested under the sanitizers)
+# beside: its ten minutes are Ceph's daemons peering and settling, which
+# need little CPU: it runs beside the round's other scenarios
 . "$(dirname "$0")/lib.sh"
 need_lab
 command -v ceph-osd >/dev/null && command -v ceph-mon >/dev/null &&

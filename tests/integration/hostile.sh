@@ -14,6 +14,7 @@
 # flood is connected, and the concurrent test keeps its rate (against
 # the same test run alone).
 # build: product (it judges memory and a paced rate held under attack)
+# alone: a paced rate and memory under attack (nothing runs beside it)
 . "$(dirname "$0")/lib.sh"
 N=$(loopnet)
 keygen "$T/key"

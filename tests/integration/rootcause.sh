@@ -7,8 +7,9 @@
 # its rate, once. The paths come from the agents' traces of each stream's
 # own 5-tuple. Then every host port shaped
 # below the NICs' speed: one fabric-wide finding, and none against a
-# profile whose line rate is the shaped one. Last, one end of a spine link
-# at a smaller MTU: one mtu_link per network, from the MTU probes' traces.
+# profile whose line rate is the shaped one. Two trials of the accuracy
+# benchmark (bench/localize.sh). Last, one end of a spine link at a
+# smaller MTU: one mtu_link per network, from the MTU probes' traces.
 . "$(dirname "$0")/lib.sh"
 need_lab
 command -v vtysh >/dev/null || skip "no FRR"
@@ -122,15 +123,28 @@ assert_eq "$(jq -r '.verdict + " " + (.findings | length | tostring)' "$T/c2.jso
 # Judging again is a view: the stored run keeps its own verdict and time.
 assert_eq "$(cf --json runs --db "$T/c.db" | jq -r '.runs[0].verdict')" fail "the stored verdict after report --profile"
 
+# The accuracy benchmark keeps working (bench/localize.sh: seeded random
+# faults, each trial one matrix; the full runs are docs/matrix.md's table):
+# two trials on this lab, their faults cleared after, the figures printed.
+for h in h1 h2 h3 h4 h5 h6; do
+	"$LAB" fault "$LP" del "rate:$h-pub:400" >/dev/null 2>&1 || fail "rate del $h"
+done
+t0=$(date +%s)
+"$TOP/bench/localize.sh" --lab "$LP" --trials 2 --seed 1 --json "$T/loc.json" > "$T/loc.txt" 2>&1 ||
+	fail "localize: $(tail -3 "$T/loc.txt")"
+note "localize, 2 trials: $(( $(date +%s) - t0 )) s: $(tail -1 "$T/loc.txt")"
+grep -Eq '^localize: seed 1, 2 trials, [0-9]+ faults: recall [0-9.]+, precision [0-9.]+, exact link [0-9.]+, healthy fp [0-9]+$' \
+	"$T/loc.txt" || fail "localize's figures: $(tail -3 "$T/loc.txt")"
+assert_eq "$(grep -c '^trial [12]: ' "$T/loc.txt")" 2 "localize's trial lines"
+assert_eq "$(jq '.trials | length' "$T/loc.json")" 2 "localize's JSON trials"
+assert_eq "$("$LAB" status "$LP" --json | jq '.faults | length')" 0 "faults left by localize"
+
 # s1's end of l1-s1 at MTU 1500, the rest at 9000: large packets from l1
 # die at s1 without a word, s1 refuses those for l1 ("fragmentation
 # needed"). The MTU probes that hashed onto that link trace where their
 # large datagrams stopped: one mtu_link per network at l1-s1 (both ways
 # when probes crossed it both ways, else the way they did), no host or
 # pair MTU finding. Run last: the refusals teach the hosts a path MTU.
-for h in h1 h2 h3 h4 h5 h6; do
-	"$LAB" fault "$LP" del "rate:$h-pub:400" >/dev/null 2>&1 || fail "rate del $h"
-done
 "$LAB" fault "$LP" add mtu:l1-s1:s1:1500 >/dev/null 2>&1 || fail "fault add mtu"
 fails m "MTU 1500 on s1's end of l1-s1" --tests mtu
 assert_eq "$(jq -r '[.findings[] | select(.severity == "error") | "\(.kind)|\(.network)"] | sort | join(" ")' "$T/m.json")" \

@@ -8,6 +8,7 @@
 # with the limit named; data connections need the test's token; nothing
 # outlives a test; killing the server agent ends the client within 2 s.
 # build: product (it judges speed: a tbf cap measured within 5 %)
+# alone: a tbf cap judged within 5 % (nothing runs beside it)
 . "$(dirname "$0")/lib.sh"
 need_lab
 lab_up flat --agents

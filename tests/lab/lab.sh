@@ -3,7 +3,8 @@
 # real FRR routers and fault injection. See docs/lab.md.
 #
 #   lab.sh up TOPOLOGY [--prefix P] [--fault SPEC]... [--agents]
-#                      [--hash-policy 1|3]
+#                      [--hash-policy 1|3] [--icmp ingress|egress|loopback]
+#                      [--icmp-ratelimit MS]
 #   lab.sh down P
 #   lab.sh exec P NODE CMD...
 #   lab.sh status P [--json]
@@ -24,7 +25,7 @@ TOP=$(cd "$LAB_DIR/../.." && pwd)
 AGENT_BIN=${CEPHFAB_AGENT:-$TOP/build/cephfab-agent}
 CEPHFAB_BIN=${CEPHFAB:-$TOP/build/cephfab}
 
-usage() { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 need_root() { [ "$(id -u)" = 0 ] || die "needs root (network namespaces)"; }
 
@@ -36,6 +37,9 @@ load_state() { # P
 	MTU=$(sed -n 's/^mtu=//p' "$ST/params")
 	HASH_POLICY=$(sed -n 's/^hash_policy=//p' "$ST/params")
 	DESIGN=$(sed -n 's/^design=//p' "$ST/params")
+	ICMP_MODE=$(sed -n 's/^icmp=//p' "$ST/params")
+	ICMP_RATELIMIT=$(sed -n 's/^icmp_ratelimit=//p' "$ST/params")
+	: "${ICMP_MODE:=ingress}" "${ICMP_RATELIMIT:=0}"
 }
 
 # --- agents -----------------------------------------------------------------
@@ -127,18 +131,25 @@ cmd_up() {
 	need_root
 	P=""
 	HASH_POLICY=3
+	ICMP_MODE=ingress
+	ICMP_RATELIMIT=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--prefix) P=${2:-}; shift 2 ;;
 		--fault) faults+=("${2:-}"); shift 2 ;;
 		--agents) agents=1; shift ;;
 		--hash-policy) HASH_POLICY=${2:-}; shift 2 ;;
+		--icmp) ICMP_MODE=${2:-}; shift 2 ;;
+		--icmp-ratelimit) ICMP_RATELIMIT=${2:-}; shift 2 ;;
 		-*) die "up: unknown option '$1'" ;;
 		*) [ -z "$topo" ] || die "up: one topology"; topo=$1; shift ;;
 		esac
 	done
 	[ -n "$topo" ] || usage
 	case $HASH_POLICY in 1|3) ;; *) die "--hash-policy is 1 or 3" ;; esac
+	case $ICMP_MODE in ingress|egress|loopback) ;;
+	*) die "--icmp is ingress, egress or loopback" ;; esac
+	[[ "$ICMP_RATELIMIT" =~ ^[0-9]{1,6}$ ]] || die "--icmp-ratelimit: milliseconds, 0 for none"
 	if [ -f "$topo" ]; then TOPO=$topo; else TOPO=$TOP/configs/lab/$topo.topo; fi
 	[ -f "$TOPO" ] || die "no topology '$topo' (have: $(cd "$TOP/configs/lab" && ls *.topo | sed 's/\.topo//' | xargs))"
 	[ -n "$P" ] || P="lab$(printf '%05x' $(( (RANDOM << 5 ^ $$) % 1048576 )))"
@@ -153,8 +164,12 @@ cmd_up() {
 	[ "$(topo_get "$TOPO" host_link veth)" = bond ] && BOND=1 || BOND=0
 	mkdir -p "$ST" && chmod 755 "$LAB_RUN" "$ST"
 	: > "$ST/nodes"; : > "$ST/links"; : > "$ST/hosts"; : > "$ST/faults"
-	printf 'design=%s\nmtu=%s\nhash_policy=%s\ntopology=%s\n' \
-		"$DESIGN" "$MTU" "$HASH_POLICY" "$TOPO" > "$ST/params"
+	if [ "$ICMP_MODE" = loopback ] && { [ "$DESIGN" != leafspine ] ||
+		[ "$(topo_get "$TOPO" dualhomed 0)" != 0 ]; }; then
+		die "--icmp loopback: a single-homed leafspine topology only"
+	fi
+	printf 'design=%s\nmtu=%s\nhash_policy=%s\ntopology=%s\nicmp=%s\nicmp_ratelimit=%s\n' \
+		"$DESIGN" "$MTU" "$HASH_POLICY" "$TOPO" "$ICMP_MODE" "$ICMP_RATELIMIT" > "$ST/params"
 	# A failed 'up' leaves nothing behind.
 	trap 'warn "up failed: tearing down $P"; LAB_QUIET=1 cmd_down "$P" >/dev/null 2>&1' EXIT
 	t0=$(date +%s%N)
@@ -238,6 +253,7 @@ cmd_status() {
 	if [ $json = 1 ]; then
 		{
 			echo "{\"prefix\":\"$P\",\"design\":\"$DESIGN\",\"mtu\":$MTU,\"hash_policy\":$HASH_POLICY,"
+			echo "\"icmp\":\"$ICMP_MODE\",\"icmp_ratelimit_ms\":$ICMP_RATELIMIT,"
 			echo "\"state_dir\":\"$ST\",\"inventory\":\"$ST/lab.inv\","
 			echo "\"nodes\":["; awk '{printf "%s{\"name\":\"%s\",\"role\":\"%s\"}", (NR>1?",":""), $1, $2}' "$ST/nodes"; echo "],"
 			echo "\"links\":["; awk '{printf "%s{\"name\":\"%s\",\"a\":\"%s\",\"a_if\":\"%s\",\"b\":\"%s\",\"b_if\":\"%s\",\"mbit\":%s}", (NR>1?",":""), $1,$2,$3,$4,$5,$6}' "$ST/links"; echo "],"
@@ -246,7 +262,7 @@ cmd_status() {
 		} | jq .
 		return
 	fi
-	echo "lab $P: $DESIGN, mtu $MTU, ECMP hash policy $HASH_POLICY, state in $ST"
+	echo "lab $P: $DESIGN, mtu $MTU, ECMP hash policy $HASH_POLICY, routers answer ICMP from the $ICMP_MODE address (rate limit ${ICMP_RATELIMIT} ms), state in $ST"
 	echo "nodes:"
 	while read -r name role; do
 		ok=""

@@ -1,6 +1,7 @@
 /* Unit tests for coordinator/verdict/links.c on a synthetic traced
  * leaf-spine (3 racks of 2 hosts, 2 spines, /31 fabric links, routers
- * answering from their ingress address): a lossy link is one lossy_link
+ * answering from their ingress address, or their loopback, or the address
+ * towards the sender): a lossy link is one lossy_link
  * with its two ends, whichever way it loses; two lossy links are two; a
  * hole in a trace does not leave a pair finding behind; without traces
  * the loss stays where the older checks put it. */
@@ -80,6 +81,13 @@ static int rx_loss[N];
 /* pin: flows into a host hashed onto spine pin[b] - 1 (0: the hash),
  * but for one flow that takes the other spine. */
 static int pin[N];
+/* How the routers answer a probe whose TTL ran out: from the address it
+ * arrived on, from the one towards the sender (a leaf's way back is
+ * hashed apart from the way the probe came), from their loopback (the
+ * first router answers its own rack from the gateway: a connected
+ * route's source). */
+enum { ANS_INGRESS, ANS_EGRESS, ANS_LOOPBACK };
+static int answer;
 
 /* build: every ordered pair's STREAMS flows, spread over the spines by a
  * fixed hash, each losing 1000 retransmits per GB if its path crosses a
@@ -113,8 +121,13 @@ build(void)
 				if (la != lb) {
 					f->gw = str("10.0.%d.1", la);
 					f->hop[0] = f->gw;
-					f->hop[1] = spine_end(la, s);
-					f->hop[2] = leaf_end(lb, s);
+					f->hop[1] = answer == ANS_LOOPBACK ?
+					    str("10.0.251.%d", s) : spine_end(la, s);
+					f->hop[2] = answer == ANS_LOOPBACK ?
+					    str("10.0.250.%d", lb) :
+					    answer == ANS_EGRESS ? leaf_end(lb,
+					    (a * 5 + b * 3 + k * 11 + 1) % 3 & 1) :
+					    leaf_end(lb, s);
 					f->nhops = 3;
 					bad = lossy[la][s][0] || lossy[lb][s][1];
 					sl = slow[la][s][0] || slow[lb][s][1];
@@ -146,6 +159,7 @@ healthy(void)
 	memset(slow, 0, sizeof(slow));
 	memset(rx_loss, 0, sizeof(rx_loss));
 	memset(pin, 0, sizeof(pin));
+	answer = ANS_INGRESS;
 }
 
 /* run: the error findings as "kind|ends|direction" lines, sorted. */
@@ -244,6 +258,56 @@ test_two_links(void **state)
 	lossy[2][1][0] = lossy[2][1][1] = 1;	/* l3-s2 */
 	check(true, "lossy_link|10.0.200.0,10.0.200.1,|both "
 	    "lossy_link|10.0.200.10,10.0.200.11,|both", 2);
+}
+
+/* Routers that answer from their loopback: every address names a
+ * router, and a link is the two routers around it, both ways or one;
+ * two leaves' loopbacks that happen to be mates of one /31 are not a
+ * link. */
+static void
+test_loopback_routers(void **state)
+{
+	(void)state;
+	healthy();
+	answer = ANS_LOOPBACK;
+	lossy[0][0][0] = lossy[0][0][1] = 1;	/* l1-s1 */
+	check(true, "lossy_link|10.0.250.0,10.0.251.0,|both", 1);
+	healthy();
+	answer = ANS_LOOPBACK;
+	lossy[1][0][1] = 1;			/* s1 -> l2 only */
+	check(true, "lossy_link|10.0.251.0,10.0.250.1,|one way", 1);
+	healthy();
+	answer = ANS_LOOPBACK;
+	lossy[0][0][0] = lossy[0][0][1] = 1;	/* l1-s1 */
+	lossy[2][1][0] = lossy[2][1][1] = 1;	/* l3-s2 */
+	check(true, "lossy_link|10.0.250.0,10.0.251.0,|both "
+	    "lossy_link|10.0.250.2,10.0.251.1,|both", 2);
+}
+
+/* Routers that answer from the address towards the sender: a leaf's
+ * answer says nothing of the spine the probe came from, yet a leaf's
+ * link up to a spine is still named by its two addresses (the spine's
+ * answer is its end of that link, and the leaf's end was seen as an
+ * answer of the leaf), and the leaf's answers join no two spines. A
+ * spine answers each rack from its own side, so a spine's link down to
+ * a leaf is one piece per rack that sent through it: one finding, one
+ * way or (with the leaf's link up) both. */
+static void
+test_egress_routers(void **state)
+{
+	(void)state;
+	healthy();
+	answer = ANS_EGRESS;
+	lossy[1][1][0] = 1;			/* l2 -> s2 only */
+	check(true, "lossy_link|10.0.200.7,10.0.200.6,|one way", 1);
+	healthy();
+	answer = ANS_EGRESS;
+	lossy[1][1][1] = 1;			/* s2 -> l2 only */
+	check(true, "lossy_link|10.0.200.2,10.0.1.1,|one way", 1);
+	healthy();
+	answer = ANS_EGRESS;
+	lossy[1][1][0] = lossy[1][1][1] = 1;	/* l2-s2 */
+	check(true, "lossy_link|10.0.200.6,10.0.200.7,|both", 1);
 }
 
 /* A lost probe leaves a hole in one bad flow's trace, another one's path
@@ -554,6 +618,8 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_link_both_ways),
     cmocka_unit_test(test_link_one_way),
     cmocka_unit_test(test_two_links),
+    cmocka_unit_test(test_loopback_routers),
+    cmocka_unit_test(test_egress_routers),
     cmocka_unit_test(test_holes),
     cmocka_unit_test(test_residual),
     cmocka_unit_test(test_untraced),

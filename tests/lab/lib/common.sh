@@ -40,14 +40,16 @@ add_node() {
 			net.ipv4.fib_multipath_hash_policy="$HASH_POLICY" >/dev/null
 	fi
 	case $role in
-	# Routers answer a traced probe from the address it arrived on (as
-	# most vendors' routers do; Linux's default is the address towards
-	# the sender, which would name another link), and without the ICMP
-	# rate limit, so that every trace is whole (cephfab retries a silent
-	# hop once; real routers' limits are in docs/matrix.md).
+	# Routers answer a traced probe from the address it arrived on
+	# (--icmp ingress, the lab's default: most vendors' routers), from
+	# the address towards the sender (egress: Linux's own default), or
+	# from their loopback (loopback: egress plus every learnt route's
+	# source set to it, as unnumbered fabrics answer; frr.sh). The rate
+	# limit is off unless --icmp-ratelimit asks (Linux's default is
+	# 1000 ms per destination, after a burst of six).
 	leaf|spine|router) nsx "$name" sysctl -qw net.ipv4.ip_forward=1 \
-		net.ipv4.icmp_errors_use_inbound_ifaddr=1 \
-		net.ipv4.icmp_ratelimit=0 >/dev/null ;;
+		net.ipv4.icmp_errors_use_inbound_ifaddr="$([ "${ICMP_MODE:-ingress}" = ingress ] && echo 1 || echo 0)" \
+		net.ipv4.icmp_ratelimit="${ICMP_RATELIMIT:-0}" >/dev/null ;;
 	esac
 }
 

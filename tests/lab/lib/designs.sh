@@ -135,7 +135,7 @@ fabric_bgp() {
 		k=$((k + S))
 		nets=""
 		[ "$racknets" = 1 ] && nets="198.18.$l.0/24 198.19.$l.0/24"
-		frr_zebra_conf "l$l"
+		frr_zebra_conf "l$l" "198.19.250.$l"
 		frr_bgp_conf "l$l" $((65100 + l)) "198.19.250.$l" "$nbrs" "$nets"
 	done
 	for s in $(seq 1 "$S"); do
@@ -143,7 +143,8 @@ fabric_bgp() {
 		for l in $(seq 1 "$L"); do
 			nbrs="$nbrs 198.19.200.$((2 * ((l - 1) * S + s - 1) + 1))"
 		done
-		frr_zebra_conf "s$s"
+		ip -n "$(ns "s$s")" addr add "198.19.251.$s/32" dev lo
+		frr_zebra_conf "s$s" "198.19.251.$s"
 		frr_bgp_conf "s$s" 65000 "198.19.251.$s" "$nbrs" ""
 	done
 	for l in $(seq 1 "$L"); do frr_start "l$l" zebra bgpd; done

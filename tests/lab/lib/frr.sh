@@ -47,9 +47,17 @@ vty() { # NODE COMMAND (JSON output on stdout)
 	timeout 10 vtysh -N "$(ns "$1")" -c "$2" 2>/dev/null
 }
 
-frr_zebra_conf() { # NODE
-	printf 'frr defaults datacenter\nhostname %s\nlog file %s/zebra.log\n' \
-		"$1" "$(frr_dir "$1")" | frr_write "$1" zebra
+frr_zebra_conf() { # NODE [LOOPBACK]: with LOOPBACK and --icmp loopback,
+	# every BGP route's source is the loopback (what the router answers
+	# a traced probe from)
+	{
+		printf 'frr defaults datacenter\nhostname %s\nlog file %s/zebra.log\n' \
+			"$1" "$(frr_dir "$1")"
+		if [ -n "${2:-}" ] && [ "${ICMP_MODE:-ingress}" = loopback ]; then
+			printf 'route-map CF_LOSRC permit 10\n set src %s\n' "$2"
+			printf 'ip protocol bgp route-map CF_LOSRC\n'
+		fi
+	} | frr_write "$1" zebra
 }
 
 # --- leaf-spine eBGP ------------------------------------------------------
