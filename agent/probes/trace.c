@@ -276,11 +276,35 @@ trace_routes(struct trace_flow *f, int n)
 	}
 }
 
+/* resend_holes sends again each flow's silent TTLs up to the farthest
+ * answer of any flow to its destination; returns how many it sent. */
+static int
+resend_holes(struct trace_flow *f, int n, const int *fds,
+    const uint32_t *nonce)
+{
+	int i, k, ttl, far, sent = 0;
+
+	for (i = 0; i < n; i++) {
+		if (fds[i] == -1)
+			continue;
+		for (far = f[i].nhops, k = 0; k < n; k++)
+			if (netaddr_equal(&f[k].dst, &f[i].dst) &&
+			    f[k].nhops > far)
+				far = f[k].nhops;
+		for (ttl = 1; ttl <= far && ttl <= TRACE_MAX_HOPS; ttl++)
+			if (f[i].hop[ttl - 1].family == 0) {
+				probe_send(fds[i], &f[i], nonce[i], ttl);
+				sent++;
+			}
+	}
+	return sent;
+}
+
 int
 trace_flows(struct trace_flow *f, int n, char *err)
 {
 	uint32_t nonce[TRACE_MAX_FLOWS];
-	int fds[TRACE_MAX_FLOWS], fd4 = -1, fd6 = -1, i, ttl, sent = 0;
+	int fds[TRACE_MAX_FLOWS], fd4 = -1, fd6 = -1, i, ttl, sent = 0, try;
 	char why[CF_ERRLEN] = "";
 
 	if (n > TRACE_MAX_FLOWS)
@@ -332,6 +356,15 @@ trace_flows(struct trace_flow *f, int n, char *err)
 			if (f[i].hop[ttl - 1].family == 0)
 				probe_send(fds[i], &f[i], nonce[i], ttl);
 	icmp_collect(fd4, fd6, f, n, nonce, clock_mono() + TRACE_RETRY_WAIT);
+	/* A router's ICMP rate limit (Linux: one a second per destination
+	 * after a burst of six) leaves holes the second try cannot fill: ask
+	 * again, a second apart, while some hop is still silent that this
+	 * flow's or another flow to its destination's trace shows a router
+	 * at. Bounded: TRACE_PATIENCE tries more at most. */
+	for (try = 0; try < TRACE_PATIENCE && resend_holes(f, n, fds,
+	    nonce) > 0; try++)
+		icmp_collect(fd4, fd6, f, n, nonce, clock_mono() +
+		    TRACE_PACE_WAIT);
 	for (i = 0; i < n; i++)
 		if (fds[i] != -1)
 			close(fds[i]);

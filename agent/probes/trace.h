@@ -22,7 +22,9 @@
  *
  * Every TTL is sent at once, then the missing ones up to two past the
  * farthest answer once more: a trace takes TRACE_WAIT + TRACE_RETRY_WAIT seconds
- * whatever the path, for all of a test's flows together.
+ * whatever the path, for all of a test's flows together. A hole left
+ * after that (a router's ICMP rate limit) is asked again a second apart,
+ * up to TRACE_PATIENCE times: a few seconds more, only then.
  */
 #ifndef CF_TRACE_H
 #define CF_TRACE_H
@@ -48,6 +50,8 @@
 #define TRACE_MAX_FLOWS 64	/* flows traced per test */
 #define TRACE_WAIT 0.3		/* seconds for the first answers */
 #define TRACE_RETRY_WAIT 0.2	/* and for the second try */
+#define TRACE_PATIENCE 3	/* tries more, for rate-limited routers */
+#define TRACE_PACE_WAIT 1.0	/* seconds apart: Linux's default limit */
 
 struct trace_flow {
 	struct netaddr src, dst;

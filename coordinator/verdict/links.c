@@ -33,9 +33,10 @@ struct ltab {
 };
 
 /* What one pass localizes: lost packets (lossy_link), or a low rate
- * (slow_link). ref is the rate pass's yardstick: the median over the
+ * (slow_link). ref is the fabric's yardstick: the median over the
  * fabric's flows of a flow's rate times its direction's flows (what a
- * direction carries when its flows run alike), bits/s. */
+ * direction carries when its flows run alike), bits/s; the loss pass
+ * calls a lossy link whose flows ran under half of it slow. */
 struct lpass {
 	struct fctx *c;
 	const struct routers *r;
@@ -338,6 +339,25 @@ link_measure(const struct lpass *ps, const struct lflow *lf, const int *l,
 	return bytes > 0 ? lost / (bytes / 1e9) : 0;
 }
 
+/* link_rate_of: the mean rate (flow_rate) of the judged flows through the
+ * links when it is under half the fabric's yardstick, else NAN. */
+static double
+link_rate_of(const struct lpass *ps, const struct lflow *lf, const int *l,
+    int nl)
+{
+	const struct mview *v = ps->c->v;
+	double rate = 0;
+	int i, n = 0;
+
+	for (i = 0; i < v->nflows; i++)
+		if (lf[i].state >= 0 && crosses_any(&lf[i], l, nl) &&
+		    !v->flows[i].load && v->flows[i].bps > 0) {
+			rate += flow_rate(&v->flows[i]);
+			n++;
+		}
+	return n && ps->ref > 0 && rate / n < ps->ref / 2 ? rate / n : NAN;
+}
+
 /* link_bad: the link's flows together are bad too, not a few unlucky
  * ones: over the loss limit, or under half the yardstick. */
 static bool
@@ -357,17 +377,25 @@ struct named {
 	bool frag, up, down;	/* pieces; from the leaf, to the leaf */
 };
 
-/* link_summary: the finding's sentence: where, what, how sure. */
+/* link_summary: the finding's sentence: where, what, how sure. For the
+ * loss pass, sx is the lossy link's flows' mean rate when they also ran
+ * at under half the fabric's (a port shaped or negotiated down drops
+ * what it cannot carry), else NAN. */
 static void
 link_summary(const struct lpass *ps, const struct lname *n,
-    const struct lname *tw, int bad, int good, double x, char *s, size_t sz)
+    const struct lname *tw, int bad, int good, double x, double sx, char *s,
+    size_t sz)
 {
-	char where[3 * KEYLEN];
+	char where[3 * KEYLEN], slow[160] = "";
 
 	snprintf(where, sizeof(where), "%s%s%s%s%s%s", n->kind == 'P' ? "" :
 	    "the link ", n->text, n->kind == 'P' ? " (its link to the switch)" :
 	    "", tw ? " (or " : "", tw ? tw->text : "", tw ? ": these flows "
 	    "cannot tell the two apart)" : "");
+	if (!isnan(sx))
+		snprintf(slow, sizeof(slow), " and ran at %.0f Mbit/s a "
+		    "direction on average against the fabric's %.0f", sx / 1e6,
+		    ps->ref / 1e6);
 	if (ps->rate)
 		snprintf(s, sz, "%s is slow%s on the %s network: %d of the "
 		    "flows through it ran at under half the fabric's rate "
@@ -376,11 +404,12 @@ link_summary(const struct lpass *ps, const struct lname *n,
 		    " one way" : "", ps->c->v->net, bad, x / 1e6,
 		    ps->ref / 1e6, good);
 	else
-		snprintf(s, sz, "%s loses packets%s on the %s network: %d of "
-		    "the flows through it lost packets (%.0f retransmits per "
-		    "GB, limit %.0f), %d crossed it cleanly", where,
-		    n->kind == 'R' ? " one way" : "", ps->c->v->net, bad, x,
-		    ps->c->p->max_rpg, good);
+		snprintf(s, sz, "%s %s%s on the %s network: %d of the flows "
+		    "through it lost packets (%.0f retransmits per GB, limit "
+		    "%.0f)%s, %d crossed it cleanly", where, isnan(sx) ?
+		    "loses packets" : "is slow and drops", n->kind == 'R' ?
+		    " one way" : "", ps->c->v->net, bad, x, ps->c->p->max_rpg,
+		    slow, good);
 }
 
 /* frag_of: the leaf of router link l when its other end is a router seen
@@ -478,7 +507,8 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 	struct lname n, tw;
 	unsigned char *seen = calloc((size_t)(c->n * c->n), 1);
 	int i, bad = 0, good = 0, expl = 0;
-	bool twin = nm->b[0]->twin >= 0 && !nm->frag;
+	bool twin = nm->b[0]->twin >= 0 && !nm->frag, slow;
+	double sx;
 	char sum[1024];
 	cJSON *f;
 
@@ -499,9 +529,15 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 		good += nm->b[i]->good;
 		expl += nm->b[i]->explained;
 	}
-	link_summary(ps, &n, twin ? &tw : NULL, bad, good, x, sum, sizeof(sum));
-	f = findings_add(c->out, ps->rate ? "slow_link" : n.kind == 'P' ?
-	    "lossy_host" : "lossy_link", "error", v, -1, -1, ps->rate ?
+	/* Lossy and slow: a shaper or a port negotiated down, which drops
+	 * what it cannot carry, is slow first. */
+	sx = ps->rate ? NAN : link_rate_of(ps, lf, nm->link, nm->nb);
+	slow = !isnan(sx);
+	link_summary(ps, &n, twin ? &tw : NULL, bad, good, x, sx, sum,
+	    sizeof(sum));
+	f = findings_add(c->out, ps->rate || slow ? (n.kind == 'P' ?
+	    "slow_host" : "slow_link") : n.kind == 'P' ? "lossy_host" :
+	    "lossy_link", "error", v, -1, -1, ps->rate || slow ?
 	    "check this link's speed, shaping and policing on both ends (a "
 	    "port negotiated down, an optic, a QoS policy)" : "look for drops "
 	    "and CRC errors on both ends of this link (interface counters, "
@@ -515,6 +551,10 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 		finding_num(f, "fabric_direction_mbps", ps->ref / 1e6);
 	} else {
 		finding_num(f, "retransmits_per_gb", x);
+		if (slow) {
+			finding_num(f, "direction_mbps", sx / 1e6);
+			finding_num(f, "fabric_direction_mbps", ps->ref / 1e6);
+		}
 	}
 	for (i = 0; i < v->nflows; i++) {
 		const struct mflow *m = &v->flows[i];
@@ -586,7 +626,7 @@ mark_explained(const struct lpass *ps, const struct lflow *lf, int nf)
 		return;
 	for (i = 0; i < nf; i++)
 		if (lf[i].state == 2 || (lf[i].state == 1 &&
-		    routers_trace_whole(v, v->flows, v->nflows, i)))
+		    routers_whole(ps->r, v, &v->flows[i])))
 			cnt[(lf[i].state == 2 ? 0 : n * n) + v->flows[i].src * n +
 			    v->flows[i].dst]++;
 	for (i = 0; i < n; i++)
@@ -734,8 +774,8 @@ rootcause_links(struct fctx *c)
 
 	if (c->v->nflows == 0)
 		return;
+	loss.ref = rate.ref = rate_ref(c->v);
 	run_pass(&loss);
 	rate.ncov = loss.ncov;
-	rate.ref = rate_ref(c->v);
 	run_pass(&rate);
 }

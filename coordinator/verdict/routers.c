@@ -29,7 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The traced flows: the measured ones, then the stalled ones. */
+static const struct mflow *
+flow_at(const struct mview *v, int i)
+{
+	return i < v->nflows ? &v->flows[i] : &v->stalled[i - v->nflows];
+}
+
 static bool p2p(const struct routers *r, const struct mview *v, int i);
+static void befores(struct routers *r, const struct mview *v);
 
 /* routers_mate: the other end of the point-to-point link that a is on, if a
  * /31 (or /127) holds it (wide30 0), or a /30 (wide30 1). */
@@ -82,21 +90,37 @@ routers_host_of(const struct mview *v, const char *a, const char **dev)
 }
 
 bool
-routers_trace_whole(const struct mview *v, const struct mflow *fl, int nf,
-    int i)
+routers_whole(const struct routers *r, const struct mview *v,
+    const struct mflow *f)
 {
-	const struct mflow *f = &fl[i];
-	int k, longest = 0;
+	int k;
 
-	(void)v;
 	for (k = 0; k < f->nhops; k++)
 		if (f->hop[k] == NULL)
 			return false;
-	for (k = 0; k < nf; k++)
-		if (fl[k].src == f->src && fl[k].dst == f->dst &&
-		    fl[k].nhops > longest)
-			longest = fl[k].nhops;
-	return f->nhops == longest;
+	return r->longest == NULL || f->src < 0 || f->dst < 0 ||
+	    f->src >= v->n || f->dst >= v->n ||
+	    f->nhops == r->longest[f->src * v->n + f->dst];
+}
+
+/* longest: per direction, the most hops any of its traces has. */
+static int
+longest(struct routers *r, const struct mview *v)
+{
+	int i;
+
+	r->longest = calloc((size_t)(v->n * v->n) + 1, sizeof(int));
+	if (r->longest == NULL)
+		return -1;
+	for (i = 0; i < v->nflows + v->nstalled; i++) {
+		const struct mflow *f = flow_at(v, i);
+
+		if (f->src >= 0 && f->dst >= 0 && f->src < v->n &&
+		    f->dst < v->n && f->nhops > r->longest[f->src * v->n +
+		    f->dst])
+			r->longest[f->src * v->n + f->dst] = f->nhops;
+	}
+	return 0;
 }
 
 int
@@ -209,16 +233,6 @@ dst_gateway(const struct mflow *fl, int nf, int d)
 	return g;
 }
 
-/* The traced flows: the measured ones, then the stalled ones. */
-static const struct mflow *
-flow_at(const struct mview *v, int i, const struct mflow **set, int *nset,
-    int *k)
-{
-	*set = i < v->nflows ? v->flows : v->stalled;
-	*nset = i < v->nflows ? v->nflows : v->nstalled;
-	*k = i < v->nflows ? i : i - v->nflows;
-	return &(*set)[*k];
-}
 
 /* ingress_steps: rule three for group g: every router before it saw one
  * address of it, and those differ; then join each before with the mate of
@@ -227,12 +241,12 @@ static void
 ingress_steps(struct routers *r, const struct mview *v, int g)
 {
 	const char *prev[64], *seen[64], *first = NULL;
-	int np = 0, i, j, k, nset, differ = 0;
-	const struct mflow *set, *f;
+	int np = 0, i, j, k, differ = 0;
+	const struct mflow *f;
 
 	for (i = 0; i < v->nflows + v->nstalled; i++) {
-		f = flow_at(v, i, &set, &nset, &j);
-		if (!routers_trace_whole(v, set, nset, j))
+		f = flow_at(v, i);
+		if (!routers_whole(r, v, f))
 			continue;
 		for (k = 1; k < f->nhops; k++) {
 			int a = routers_find(r, f->hop[k]);
@@ -270,8 +284,7 @@ racks(struct routers *r, const struct mview *v)
 	for (i = 0; i < v->nflows; i++) {
 		const struct mflow *f = &v->flows[i];
 
-		if (f->gw == NULL || !routers_trace_whole(v, v->flows,
-		    v->nflows, i))
+		if (f->gw == NULL || !routers_whole(r, v, f))
 			continue;
 		sg = routers_group(r, routers_find(r, f->gw));
 		for (k = 1; sg >= 0 && k < f->nhops; k++) {
@@ -293,12 +306,14 @@ racks(struct routers *r, const struct mview *v)
 int
 routers_build(struct routers *r, const struct mview *v)
 {
-	const struct mflow *set, *f;
-	int i, j, k, nset, last, d, *roots;
+	const struct mflow *f;
+	int i, k, last, d, *roots;
 
 	memset(r, 0, sizeof(*r));
+	if (longest(r, v) == -1)
+		return -1;
 	for (i = 0; i < v->nflows + v->nstalled; i++) {
-		f = flow_at(v, i, &set, &nset, &j);
+		f = flow_at(v, i);
 		if (f->gw && add(r, v, f->gw, true) == -2)
 			return -1;
 		for (k = 0; k < f->nhops; k++)
@@ -314,8 +329,8 @@ routers_build(struct routers *r, const struct mview *v)
 	/* Within a whole trace, every hop but the last is a router the
 	 * path went on from. */
 	for (i = 0; i < v->nflows + v->nstalled; i++) {
-		f = flow_at(v, i, &set, &nset, &j);
-		if (!routers_trace_whole(v, set, nset, j))
+		f = flow_at(v, i);
+		if (!routers_whole(r, v, f))
 			continue;
 		for (k = 0; k + 1 < f->nhops; k++)
 			if ((last = routers_find(r, f->hop[k])) >= 0)
@@ -324,10 +339,10 @@ routers_build(struct routers *r, const struct mview *v)
 	for (i = 0; i < v->nflows + v->nstalled; i++) {
 		const char *g;
 
-		f = flow_at(v, i, &set, &nset, &j);
+		f = flow_at(v, i);
 		if (f->nhops > 0 && f->hop[0] && f->gw)
 			join(r, routers_find(r, f->hop[0]), routers_find(r, f->gw));
-		if (f->nhops == 0 || !routers_trace_whole(v, set, nset, j))
+		if (f->nhops == 0 || !routers_whole(r, v, f))
 			continue;
 		d = f->dst;
 		g = dst_gateway(v->flows, v->nflows, d);
@@ -345,6 +360,7 @@ routers_build(struct routers *r, const struct mview *v)
 		ingress_steps(r, v, roots[i]);
 	free(roots);
 	racks(r, v);
+	befores(r, v);
 	return 0;
 }
 
@@ -358,29 +374,32 @@ void
 routers_free(struct routers *r)
 {
 	free(r->a);
+	free(r->longest);
 	memset(r, 0, sizeof(*r));
 }
 
-/* adjacent: some whole trace went from group ga straight to group gb, or
- * back. */
+/* p2p: address i is one end of a point-to-point link: its mate was seen,
+ * and it only ever answered probes that came from one router (an ingress
+ * answer names the link the probe arrived by). A loopback, or an answer
+ * towards the sender, comes after several: two routers' loopbacks may be
+ * mates too. */
 static bool
-adjacent(const struct routers *r, const struct mview *v, int ga, int gb)
+p2p(const struct routers *r, const struct mview *v, int i)
 {
-	int i, k;
+	(void)v;
+	return !r->a[i].multi && mate_of(r, r->a[i].addr) >= 0;
+}
 
-	for (i = 0; i < v->nflows; i++) {
-		const struct mflow *f = &v->flows[i];
+/* loopish: address i names its router, not a link: not a link's end,
+ * and its mate, if seen, answers as a router does (two loopbacks), not as
+ * a link's end (a leaf answering from its link to another router than the
+ * one it is named next to). */
+static bool
+loopish(const struct routers *r, const struct mview *v, int i)
+{
+	int m = mate_of(r, r->a[i].addr);
 
-		for (k = 1; k < f->nhops; k++) {
-			int x = routers_group(r, routers_find(r, f->hop[k - 1]));
-			int y = routers_group(r, routers_find(r, f->hop[k]));
-
-			if (x >= 0 && y >= 0 && ((x == ga && y == gb) ||
-			    (x == gb && y == ga)))
-				return true;
-		}
-	}
-	return false;
+	return !p2p(r, v, i) && (m < 0 || r->a[m].multi);
 }
 
 bool
@@ -391,30 +410,32 @@ routers_p2p(const struct routers *r, const struct mview *v, const char *a)
 	return i >= 0 && p2p(r, v, i);
 }
 
-/* alone: address i is the only one of its group. */
-static bool
-alone(const struct routers *r, int i)
+/* befores: marks the addresses that answered after more than one router. */
+static void
+befores(struct routers *r, const struct mview *v)
 {
-	int g = routers_group(r, i), k;
+	int i, k, a, g, *first = malloc(sizeof(int) * ((size_t)r->n + 1));
 
-	for (k = 0; k < r->n; k++)
-		if (k != i && routers_group(r, k) == g)
-			return false;
-	return true;
-}
+	if (first == NULL)
+		return;
+	for (i = 0; i < r->n; i++)
+		first[i] = -1;
+	for (i = 0; i < v->nflows + v->nstalled; i++) {
+		const struct mflow *f = flow_at(v, i);
 
-/* p2p: address i is one end of a point-to-point link: its mate is an
- * address of a router next to its own, or of a router the traces know
- * nothing more of (an end that only an MTU probe's trace saw, its flows
- * stalled). Two routers' loopbacks may be mates too: they are not next to
- * each other. */
-static bool
-p2p(const struct routers *r, const struct mview *v, int i)
-{
-	int j = mate_of(r, r->a[i].addr);
-
-	return j >= 0 && (alone(r, i) || alone(r, j) ||
-	    adjacent(r, v, routers_group(r, i), routers_group(r, j)));
+		for (k = 1; k < f->nhops; k++) {
+			if (f->hop[k] == NULL || f->hop[k - 1] == NULL ||
+			    (a = routers_find(r, f->hop[k])) < 0 ||
+			    (g = routers_group(r, routers_find(r,
+			    f->hop[k - 1]))) < 0)
+				continue;
+			if (first[a] == -1)
+				first[a] = g;
+			else if (first[a] != g)
+				r->a[a].multi = true;
+		}
+	}
+	free(first);
 }
 
 const char *
@@ -433,7 +454,7 @@ routers_name(const struct routers *r, const struct mview *v, int g)
 		if (r->a[i].gw) {
 			if (gw == NULL || strcmp(a, gw) < 0)
 				gw = a;
-		} else if (!p2p(r, v, i) && (best == NULL ||
+		} else if (loopish(r, v, i) && (best == NULL ||
 		    strcmp(a, best) < 0)) {
 			best = a;
 		}

@@ -20,6 +20,7 @@ struct raddr {
 	int parent;		/* union-find: the group's root is its own */
 	bool gw;		/* some host's gateway */
 	bool mid;		/* a hop a whole trace went on from */
+	bool multi;		/* it answered after several routers */
 	int rack;		/* a group's root: the group of the one
 				   gateway of every source whose whole trace
 				   crossed it past the first hop, -1 when
@@ -28,6 +29,7 @@ struct raddr {
 struct routers {
 	struct raddr *a;
 	int n, cap;
+	int *longest;		/* per direction: its longest trace */
 };
 /* What the checks share: the view, the profile, the findings so far and
  * the cells already explained. */
@@ -119,8 +121,8 @@ const char *routers_name(const struct routers *r, const struct mview *v,
 void routers_link_ends(const struct routers *r, const struct mview *v,
     int ga, int gb, const char **a, const char **b);
 /* routers_p2p: address a is one end of a point-to-point link (its /31
- * or /30 mate is an address of a router next to its own): it names that
- * link, as an answer from the ingress does. */
+ * or /30 mate was seen, and it only ever answered probes that came from
+ * one router): it names that link, as an answer from the ingress does. */
 bool routers_p2p(const struct routers *r, const struct mview *v,
     const char *a);
 /* routers_rack: group g's rack (struct raddr), -1 for a router seen
@@ -132,10 +134,10 @@ int routers_rack(const struct routers *r, int g);
 /* routers_host_of: the host whose address a is on this network, and the
  * port (interface) it is on, as its facts or its own flows said; -1. */
 int routers_host_of(const struct mview *v, const char *a, const char **dev);
-/* routers_trace_whole: flow i of fl[0..nf) has every hop that the longest
- * trace of its direction has (a lost probe or answer leaves a hole, or cuts
- * the path short, and such a flow cannot say which links it crossed). */
-bool routers_trace_whole(const struct mview *v, const struct mflow *fl,
-    int nf, int i);
+/* routers_whole: flow f's trace has every hop that the longest trace of
+ * its direction has (a lost probe or answer leaves a hole, or cuts the path
+ * short, and such a flow cannot say which links it crossed). */
+bool routers_whole(const struct routers *r, const struct mview *v,
+    const struct mflow *f);
 
 #endif

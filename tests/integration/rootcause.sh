@@ -8,7 +8,8 @@
 # own 5-tuple. Then every host port shaped
 # below the NICs' speed: one fabric-wide finding, and none against a
 # profile whose line rate is the shaped one. Two trials of the accuracy
-# benchmark (bench/localize.sh). Last, one end of a spine link at a
+# benchmark (bench/localize.sh). Whole paths under Linux's ICMP rate
+# limit. Last, one end of a spine link at a
 # smaller MTU: one mtu_link per network, from the MTU probes' traces.
 . "$(dirname "$0")/lib.sh"
 need_lab
@@ -138,6 +139,21 @@ grep -Eq '^localize: seed 1, 2 trials, [0-9]+ faults: recall [0-9.]+, precision 
 assert_eq "$(grep -c '^trial [12]: ' "$T/loc.txt")" 2 "localize's trial lines"
 assert_eq "$(jq '.trials | length' "$T/loc.json")" 2 "localize's JSON trials"
 assert_eq "$("$LAB" status "$LP" --json | jq '.faults | length')" 0 "faults left by localize"
+
+# Routers that rate-limit their ICMP as Linux does by default (1000 ms per
+# destination after a burst of six): eight streams' traces ask l1 for
+# eight answers at once, and the tracer asks the silent hops again a
+# second apart, so every path is whole (three routers).
+routers() { for r in l1 l2 l3 s1 s2; do lx "$r" sysctl -qw net.ipv4.icmp_ratelimit="$1"; done; }
+routers 1000
+# A router's bucket for a destination fills in six seconds (it was kept
+# empty while the limit was off).
+sleep 6
+cf pair h1 h5 --net cluster -P 8 -t 2 --json > "$T/rl.json" 2> "$T/rl.err" || fail "pair under the ICMP rate limit: $(cat "$T/rl.err")"
+routers 0
+jq -e '[.end.streams[] | select(.direction == "h1->h5") | .sender.path.hops] | length == 8 and
+	all(length == 3 and all(. != null))' "$T/rl.json" >/dev/null ||
+	fail "paths under the ICMP rate limit: $(jq -c '[.end.streams[].sender.path.hops]' "$T/rl.json")"
 
 # s1's end of l1-s1 at MTU 1500, the rest at 9000: large packets from l1
 # die at s1 without a word, s1 refuses those for l1 ("fragmentation

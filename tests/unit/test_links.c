@@ -310,6 +310,19 @@ test_egress_routers(void **state)
 	check(true, "lossy_link|10.0.200.6,10.0.200.7,|both", 1);
 }
 
+/* A shaped link drops what it cannot carry: its flows are lossy and slow.
+ * It is one slow_link (slow first), not a lossy_link; a host's port
+ * shaped so is a slow_host. */
+static void
+test_shaper_drops(void **state)
+{
+	(void)state;
+	healthy();
+	lossy[0][0][0] = lossy[0][0][1] = 1;	/* l1-s1 */
+	slow[0][0][0] = slow[0][0][1] = 1;
+	check(true, "slow_link|10.0.200.0,10.0.200.1,|both", 1);
+}
+
 /* A lost probe leaves a hole in one bad flow's trace, another one's path
  * cut short: the link is still named once and no pair is left over. */
 static void
@@ -491,14 +504,18 @@ mtu_fabric(void)
 				continue;
 			mpath[a * N + b] = la == 0 ? 1504 : 1500;
 			cut_near[a * N + b] = la == 0 ? str("10.0.0.1") :
+			    answer == ANS_LOOPBACK ? str("10.0.251.0") :
 			    spine_end(la, 0);
-			cut_far[a * N + b] = la == 0 ? spine_end(0, 0) :
-			    leaf_end(0, 0);
+			cut_far[a * N + b] = answer == ANS_LOOPBACK ? (la == 0 ?
+			    str("10.0.251.0") : str("10.0.250.0")) : la == 0 ?
+			    spine_end(0, 0) : leaf_end(0, 0);
 			if (la != 0)
 				mnext[a * N + b] = 1500;
 		}
 	for (i = 0; i < nflows; i++)
-		if (flows[i].nhops == 3 && flows[i].hop[1] == spine_end(0, 0)) {
+		if (flows[i].nhops == 3 && (flows[i].hop[1] == spine_end(0, 0) ||
+		    (answer == ANS_LOOPBACK && rack[flows[i].src] == 0 &&
+		    flows[i].hop[1] == str("10.0.251.0")))) {
 			flows[i].bytes = 1e5;	/* stalled after a window */
 			flows[i].lost = 40;
 			flows[i].bps = 1e5;
@@ -518,6 +535,24 @@ test_mtu_link(void **state)
 	mtu_fabric();
 	got = run(true, &errors);
 	assert_string_equal(got, "mtu_link|10.0.200.0,10.0.200.1,|both");
+	assert_int_equal(errors, 1);
+	free(got);
+}
+
+/* The same with routers that answer from their loopback: one mtu_link
+ * between the two routers, both ways. */
+static void
+test_mtu_link_loopback(void **state)
+{
+	int errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	answer = ANS_LOOPBACK;
+	mtu_fabric();
+	got = run(true, &errors);
+	assert_string_equal(got, "mtu_link|10.0.250.0,10.0.251.0,|both");
 	assert_int_equal(errors, 1);
 	free(got);
 }
@@ -611,6 +646,7 @@ test_host_rx_loss_not_a_link(void **state)
 CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_host_rx_loss_not_a_link),
     cmocka_unit_test(test_mtu_link),
+    cmocka_unit_test(test_mtu_link_loopback),
     cmocka_unit_test(test_mtu_link_stalled_cell),
     cmocka_unit_test(test_mtu_host_port_not_a_link),
     cmocka_unit_test(test_slow_link),
@@ -619,6 +655,7 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_link_one_way),
     cmocka_unit_test(test_two_links),
     cmocka_unit_test(test_loopback_routers),
+    cmocka_unit_test(test_shaper_drops),
     cmocka_unit_test(test_egress_routers),
     cmocka_unit_test(test_holes),
     cmocka_unit_test(test_residual),
