@@ -9,9 +9,10 @@
 #                     [--hosts-per-leaf H] [-t SECS] [--tests LIST] [--lab P]
 #                     [--json FILE]
 #
-# Each trial is healthy, one fault, or two faults of different kinds at
-# different places, drawn from: a leaf-spine link's loss one way or both
-# ways (1-5 %), the link shaped to 200 Mbit/s, its MTU narrowed at one end,
+# Every sixth trial is healthy, every sixth has two faults of different
+# kinds at different places, the others one fault, the kinds in turn (from
+# the seed's), each at a random place: a leaf-spine link's loss one way or
+# both ways (1-5 %), the link shaped to 200 Mbit/s, its MTU narrowed at one end,
 # a host port's loss (what it receives), the port shaped, its MTU, and the
 # host's filter of Ceph's OSD ports. One 'cephfab matrix' per trial
 # (--tests, default bw,mtu,ports: what those faults show in), the faults
@@ -82,7 +83,9 @@ mapfile -t FABRIC < <(jq -r '.links[] | select(.name | test("^l[0-9]+-s[0-9]+$")
 mapfile -t HOSTS < <(jq -r '.hosts[].name' "$T/lab.json")
 [ "${#FABRIC[@]}" -ge 2 ] && [ "${#HOSTS[@]}" -ge 4 ] || { echo "localize: too small a fabric" >&2; exit 2; }
 
-pick() { echo $(( RANDOM % $1 )); }
+# pick N: PICK, a number below N, from RANDOM in this shell (a command
+# substitution's subshell would reseed it: the seed would not hold).
+pick() { PICK=$(( RANDOM % $1 )); }
 # fault_of KIND: a fault of KIND at a random place not in $T/used, as
 # SPEC (lab.sh's) and FJSON (what scoring needs). In this shell, so that
 # RANDOM's sequence goes on.
@@ -90,16 +93,16 @@ fault_of() {
 	local k=$1 l="" a="" b="" end="" pct h="" net ln
 	while :; do
 		if [[ $k == link_* ]]; then
-			l=${FABRIC[$(pick ${#FABRIC[@]})]}; a=${l%-*}; b=${l#*-}
+			pick ${#FABRIC[@]}; l=${FABRIC[$PICK]}; a=${l%-*}; b=${l#*-}
 			grep -qx "$l" "$T/used" 2>/dev/null || break
 		else
-			h=${HOSTS[$(pick ${#HOSTS[@]})]}
+			pick ${#HOSTS[@]}; h=${HOSTS[$PICK]}
 			grep -qx "$h" "$T/used" 2>/dev/null || break
 		fi
 	done
-	pct=$(( 1 + $(pick 5) ))
-	[ "$(pick 2)" = 0 ] && end=$a || end=$b
-	[ "$(pick 2)" = 0 ] && { net=cluster; ln=clu; } || { net=public; ln=pub; }
+	pick 5; pct=$(( 1 + PICK ))
+	pick 2; [ "$PICK" = 0 ] && end=$a || end=$b
+	pick 2; [ "$PICK" = 0 ] && { net=cluster; ln=clu; } || { net=public; ln=pub; }
 	case $k in
 	link_loss_oneway) SPEC="loss:$l:$end:$pct"; FJSON="{\"kind\":\"$k\",\"routers\":[\"$a\",\"$b\"]}"; echo "$l" >> "$T/used" ;;
 	link_loss) SPEC="loss:$l:$pct"; FJSON="{\"kind\":\"$k\",\"routers\":[\"$a\",\"$b\"]}"; echo "$l" >> "$T/used" ;;
@@ -126,27 +129,30 @@ score() {
 	{faults: [$faults[] | . as $f | . + {found: ([$e[] | select(hits($f))] | length > 0),
 		exact: ([$e[] | select(hits($f) and (.location.or == null))] | length > 0)}],
 	 errors: ($e | length),
+	 findings: [$e[] | "\(.kind) \(.network // "") \(.location.link // .location.host // ([.hosts[]?] | join(",")))"],
 	 false: [$e[] | select(. as $x | [$faults[] | . as $f | $x | hits($f)] | any | not) |
 		"\(.kind) \(.network // "") \(.location.link // .location.host // ([.hosts[]?] | join(",")))"]}' "$1"
 }
 
 echo "# localize: $P, ${#HOSTS[@]} hosts, ${#FABRIC[@]} fabric links, routers answer from the $ICMP address (ICMP rate limit ${RL} ms), seed $SEED, $TRIALS trials, -t $SECS"
 : > "$T/results"
-t=0
+t=0 NSINGLE=0
 while [ "$t" -lt "$TRIALS" ]; do
 	t=$((t + 1))
 	RANDOM=$(( SEED * 7919 + t ))
 	: > "$T/used"
-	r=$(pick 6)
 	specs=(); faults="[]"
-	if [ "$r" -ge 1 ]; then
-		k1=${KINDS[$(pick ${#KINDS[@]})]}
-		fault_of "$k1"; specs+=("$SPEC|$FJSON")
-		if [ "$r" = 5 ]; then
-			k2=$k1; while [ "$k2" = "$k1" ]; do k2=${KINDS[$(pick ${#KINDS[@]})]}; done
-			fault_of "$k2"; specs+=("$SPEC|$FJSON")
-		fi
-	fi
+	# Every sixth trial healthy, every sixth two faults of different
+	# kinds, the others one fault, the kinds in turn from the seed's.
+	case $(( t % 6 )) in
+	0) ;;
+	5) pick ${#KINDS[@]}; k1=${KINDS[$PICK]}; k2=$k1
+	   while [ "$k2" = "$k1" ]; do pick ${#KINDS[@]}; k2=${KINDS[$PICK]}; done
+	   fault_of "$k1"; specs+=("$SPEC|$FJSON")
+	   fault_of "$k2"; specs+=("$SPEC|$FJSON") ;;
+	*) k1=${KINDS[$(( (SEED + NSINGLE) % ${#KINDS[@]} ))]}; NSINGLE=$((NSINGLE + 1))
+	   fault_of "$k1"; specs+=("$SPEC|$FJSON") ;;
+	esac
 	: > "$T/active"
 	for s in "${specs[@]}"; do
 		"$LAB" fault "$P" add "${s%%|*}" >/dev/null 2>&1 || { echo "localize: fault ${s%%|*} failed" >&2; exit 3; }
@@ -168,7 +174,7 @@ while [ "$t" -lt "$TRIALS" ]; do
 	res=$(score "$T/m$t.json" "$faults" | jq -c --argjson t "$t" '. + {trial: $t}')
 	echo "$res" >> "$T/results"
 	jq -r '"trial \(.trial): " + (if (.faults | length) == 0 then "healthy" else
-		([.faults[] | "\(.spec) \(if .exact then "exact" elif .found then "found" else "MISSED" end)"] | join(", ")) end) +
+		([.faults[] | "\(.spec) \(if .routers and .exact then "exact" elif .found then "found" else "MISSED" end)"] | join(", ")) end) +
 		"; \(.errors) error findings" + (if (.false | length) > 0 then ", false: " + (.false | join("; ")) else "" end)' <<<"$res"
 done
 

@@ -340,13 +340,15 @@ link_measure(const struct lpass *ps, const struct lflow *lf, const int *l,
 }
 
 /* link_rate_of: the mean rate (flow_rate) of the judged flows through the
- * links when it is under half the fabric's yardstick, else NAN. */
+ * links when it is under half the fabric's yardstick (or of the profile's
+ * floor, when the fabric's flows ran under it: a machine short of CPU),
+ * else NAN. */
 static double
 link_rate_of(const struct lpass *ps, const struct lflow *lf, const int *l,
-    int nl)
+    int nl, double *yardp)
 {
 	const struct mview *v = ps->c->v;
-	double rate = 0;
+	double rate = 0, yard;
 	int i, n = 0;
 
 	for (i = 0; i < v->nflows; i++)
@@ -355,7 +357,8 @@ link_rate_of(const struct lpass *ps, const struct lflow *lf, const int *l,
 			rate += flow_rate(&v->flows[i]);
 			n++;
 		}
-	return n && ps->ref > 0 && rate / n < ps->ref / 2 ? rate / n : NAN;
+	yard = *yardp = fmax(ps->ref, ps->c->thr * 1e9);
+	return n && yard > 0 && rate / n < yard / 2 ? rate / n : NAN;
 }
 
 /* link_bad: the link's flows together are bad too, not a few unlucky
@@ -379,12 +382,12 @@ struct named {
 
 /* link_summary: the finding's sentence: where, what, how sure. For the
  * loss pass, sx is the lossy link's flows' mean rate when they also ran
- * at under half the fabric's (a port shaped or negotiated down drops
- * what it cannot carry), else NAN. */
+ * at under half the fabric's yardstick yard (a port shaped or negotiated
+ * down drops what it cannot carry), else NAN. */
 static void
 link_summary(const struct lpass *ps, const struct lname *n,
-    const struct lname *tw, int bad, int good, double x, double sx, char *s,
-    size_t sz)
+    const struct lname *tw, int bad, int good, double x, double sx,
+    double yard, char *s, size_t sz)
 {
 	char where[3 * KEYLEN], slow[160] = "";
 
@@ -395,7 +398,7 @@ link_summary(const struct lpass *ps, const struct lname *n,
 	if (!isnan(sx))
 		snprintf(slow, sizeof(slow), " and ran at %.0f Mbit/s a "
 		    "direction on average against the fabric's %.0f", sx / 1e6,
-		    ps->ref / 1e6);
+		    yard / 1e6);
 	if (ps->rate)
 		snprintf(s, sz, "%s is slow%s on the %s network: %d of the "
 		    "flows through it ran at under half the fabric's rate "
@@ -508,7 +511,7 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 	unsigned char *seen = calloc((size_t)(c->n * c->n), 1);
 	int i, bad = 0, good = 0, expl = 0;
 	bool twin = nm->b[0]->twin >= 0 && !nm->frag, slow;
-	double sx;
+	double sx, yard = 0;
 	char sum[1024];
 	cJSON *f;
 
@@ -531,9 +534,9 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 	}
 	/* Lossy and slow: a shaper or a port negotiated down, which drops
 	 * what it cannot carry, is slow first. */
-	sx = ps->rate ? NAN : link_rate_of(ps, lf, nm->link, nm->nb);
+	sx = ps->rate ? NAN : link_rate_of(ps, lf, nm->link, nm->nb, &yard);
 	slow = !isnan(sx);
-	link_summary(ps, &n, twin ? &tw : NULL, bad, good, x, sx, sum,
+	link_summary(ps, &n, twin ? &tw : NULL, bad, good, x, sx, yard, sum,
 	    sizeof(sum));
 	f = findings_add(c->out, ps->rate || slow ? (n.kind == 'P' ?
 	    "slow_host" : "slow_link") : n.kind == 'P' ? "lossy_host" :
@@ -553,7 +556,7 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 		finding_num(f, "retransmits_per_gb", x);
 		if (slow) {
 			finding_num(f, "direction_mbps", sx / 1e6);
-			finding_num(f, "fabric_direction_mbps", ps->ref / 1e6);
+			finding_num(f, "fabric_direction_mbps", yard / 1e6);
 		}
 	}
 	for (i = 0; i < v->nflows; i++) {

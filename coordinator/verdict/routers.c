@@ -21,6 +21,13 @@
  * are always the same after one router: the mark of ingress answers (an
  * egress answer varies with the way back, a loopback never varies). Two
  * addresses joined must not bring two gateways together.
+ *
+ * What is left is how the traces can see each router: a spine that
+ * answers each rack from its link to that rack stays one group per rack
+ * (routers_rack says which rack sees it; links.c joins the pieces of one
+ * link), and an address names a link only when its mate was seen and it
+ * answered probes that came from one router only (a loopback, or an
+ * answer towards the sender, follows several).
  */
 #include "verdict/verdict_int.h"
 
