@@ -7,7 +7,7 @@
 #   bench/localize.sh [--trials N] [--seed S] [--icmp ingress|egress|loopback]
 #                     [--icmp-ratelimit MS] [--leaves L] [--spines S]
 #                     [--hosts-per-leaf H] [-t SECS] [--tests LIST] [--lab P]
-#                     [--json FILE]
+#                     [--json FILE] [--keep DIR]
 #
 # Every sixth trial is healthy, every sixth has two faults of different
 # kinds at different places, the others one fault, the kinds in turn (from
@@ -27,14 +27,14 @@
 # Last line:
 #   localize: seed S, T trials, F faults: recall R, precision P, exact link E, healthy fp H
 # (H: error findings on healthy trials). --lab P uses a running lab (make
-# check: the root-cause scenario's) and leaves it up. As root; the lab's
-# namespaces only.
+# check: the root-cause scenario's) and leaves it up; --keep DIR keeps each
+# trial's matrix output there. As root; the lab's namespaces only.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LAB=$TOP/tests/lab/lab.sh
 CF=${CEPHFAB:-$TOP/build/cephfab}
 TRIALS=16 SEED=1 ICMP=ingress RL=0 LEAVES=3 SPINES=2 HPL=2 SECS=1 USE="" JSON=""
-TESTS=bw,mtu,ports
+TESTS=bw,mtu,ports KEEP=""
 usage() { sed -n '7,10p' "$0" | sed 's/^#   //; 1s/^/usage: /; 2,$s/^/       /' >&2; exit 2; }
 num() { [[ "$2" =~ ^[0-9]+$ ]] || { echo "localize: $1 wants a number, not '$2'" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -50,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--tests) TESTS=${2:-}; shift 2 ;;
 	--lab) USE=${2:-}; shift 2 ;;
 	--json) JSON=${2:-}; shift 2 ;;
+	--keep) KEEP=${2:-}; mkdir -p "$KEEP" || exit 2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -171,6 +172,7 @@ while [ "$t" -lt "$TRIALS" ]; do
 		echo "localize: trial $t: the matrix wrote no result (exit $rc): $(tail -2 "$T/m$t.txt")" >&2
 		exit 3
 	fi
+	[ -n "$KEEP" ] && cp "$T/m$t.json" "$T/m$t.txt" "$KEEP/"
 	res=$(score "$T/m$t.json" "$faults" | jq -c --argjson t "$t" '. + {trial: $t}')
 	echo "$res" >> "$T/results"
 	jq -r '"trial \(.trial): " + (if (.faults | length) == 0 then "healthy" else

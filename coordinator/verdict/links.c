@@ -457,25 +457,52 @@ frag_text(const struct lpass *ps, const struct ltab *t,
 		    routers_name(ps->r, ps->c->v, first), more);
 }
 
-/* frag_join: blame i is a piece of a leaf's link (frag_of); the other
- * named pieces of that leaf's links join it, one per rack, as one link:
- * seen from each rack by one router, a single fault. Two pieces from one
- * rack are two links: nothing joins. */
-static void
-frag_join(const struct lpass *ps, const struct ltab *t,
-    struct loc_blame *bl, int nb, int i, bool *used, struct named *nm)
+/* frag_piece: link l's bad and clean flows, and whether it is a piece to
+ * join: a bad flow crossed it and no more clean ones than localize.c's
+ * noise allows. */
+static bool
+frag_piece(const struct lflow *lf, int nf, int l, struct loc_blame *b)
 {
-	int leaf, lab, j, k, rk[LINKS_NAMED], pick[LINKS_NAMED], np = 0;
-	bool up;
+	int i, k;
+
+	memset(b, 0, sizeof(*b));
+	b->link = l;
+	b->twin = -1;
+	for (i = 0; i < nf; i++)
+		for (k = 0; lf[i].state >= 0 && lf[i].state < 2 &&
+		    k < lf[i].n; k++)
+			if (lf[i].link[k] == l) {
+				if (lf[i].state == 1)
+					b->bad++;
+				else
+					b->good++;
+				break;
+			}
+	b->explained = b->bad;
+	return b->bad > 0 && b->good * 10 <= b->bad + b->good;
+}
+
+/* frag_join: blame i is a piece of a leaf's link (frag_of); the other
+ * pieces of that leaf's link join it, one per rack, as one link: seen
+ * from each rack by one router, a single fault. The named pieces first,
+ * then those too small for localize.c to name (one bad flow), in extra.
+ * Two pieces from one rack are two links: nothing joins. */
+static void
+frag_join(const struct lpass *ps, const struct ltab *t, struct loc_blame *bl,
+    int nb, int i, bool *used, struct named *nm, const struct lflow *lf,
+    struct loc_blame *extra)
+{
+	const struct loc_blame *pick[LINKS_NAMED];
+	int leaf, lab, j, k, l, rk[LINKS_NAMED], pj[LINKS_NAMED], np = 0;
+	int nx = 0;
+	bool up, u;
 
 	if ((leaf = frag_of(ps, t, bl[i].link, &lab, &up)) < 0)
 		return;
 	rk[0] = routers_rack(ps->r, lab);
 	nm->up = up;
 	nm->down = !up;
-	for (j = i + 1; j < nb; j++) {
-		bool u;
-
+	for (j = i + 1; j < nb && np + 1 < LINKS_NAMED; j++) {
 		if (used[j] || bl[j].explained < 1 ||
 		    frag_of(ps, t, bl[j].link, &lab, &u) != leaf)
 			continue;
@@ -484,14 +511,29 @@ frag_join(const struct lpass *ps, const struct ltab *t,
 		if (k <= np)
 			return;
 		rk[++np] = routers_rack(ps->r, lab);
-		pick[np - 1] = j;
+		pick[np - 1] = &bl[j];
+		pj[np - 1] = j;
+	}
+	for (l = 0; l < t->n && np + 1 < LINKS_NAMED; l++) {
+		for (j = 0; j < nb && bl[j].link != l; j++)
+			;
+		if (j < nb || frag_of(ps, t, l, &lab, &u) != leaf ||
+		    !frag_piece(lf, ps->c->v->nflows, l, &extra[nx]))
+			continue;
+		for (k = 0; k <= np && rk[k] != routers_rack(ps->r, lab); k++)
+			;
+		if (k <= np)
+			continue;
+		rk[++np] = routers_rack(ps->r, lab);
+		pick[np - 1] = &extra[nx++];
+		pj[np - 1] = -1;
 	}
 	for (k = 0; k < np; k++) {
-		j = pick[k];
-		frag_of(ps, t, bl[j].link, &lab, &up);
-		used[j] = true;
-		nm->b[nm->nb] = &bl[j];
-		nm->link[nm->nb++] = bl[j].link;
+		if (pj[k] >= 0)
+			used[pj[k]] = true;
+		frag_of(ps, t, pick[k]->link, &lab, &up);
+		nm->b[nm->nb] = pick[k];
+		nm->link[nm->nb++] = pick[k]->link;
 		nm->up |= up;
 		nm->down |= !up;
 	}
@@ -683,6 +725,7 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
     struct loc_blame *bl, int nb)
 {
 	struct named nm;
+	struct loc_blame extra[LINKS_NAMED];
 	double x;
 	bool used[LINKS_NAMED] = { false };
 	int i, j, m;
@@ -716,7 +759,7 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 				break;
 			}
 		if (nm.nb == 1)
-			frag_join(ps, t, bl, nb, i, used, &nm);
+			frag_join(ps, t, bl, nb, i, used, &nm, lf, extra);
 		/* A few unlucky flows are not a bad link: the link's flows
 		 * together must be bad too. */
 		x = link_measure(ps, lf, nm.link, nm.nb);

@@ -81,6 +81,9 @@ static int rx_loss[N];
 /* pin: flows into a host hashed onto spine pin[b] - 1 (0: the hash),
  * but for one flow that takes the other spine. */
 static int pin[N];
+/* pinx: into host b, one more flow takes the other spine: host
+ * pinx[b] - 1's first (0: none). lost: what a bad flow loses. */
+static int pinx[N], lost_bad;
 /* How the routers answer a probe whose TTL ran out: from the address it
  * arrived on, from the one towards the sender (a leaf's way back is
  * hashed apart from the way the probe came), from their loopback (the
@@ -107,7 +110,8 @@ build(void)
 				int s = (a * 7 + b * 3 + k) & 1;
 
 				if (pin[b])
-					s = (pin[b] - 1) ^ (a == 0 && k == 0);
+					s = (pin[b] - 1) ^ ((a == 0 && k == 0) ||
+					    (pinx[b] && a == pinx[b] - 1 && k == 0));
 				int la = rack[a], lb = rack[b], bad = 0, sl = 0;
 
 				memset(f, 0, sizeof(*f));
@@ -135,7 +139,7 @@ build(void)
 				bad |= rx_loss[b];
 				f->dir_flows = STREAMS;
 				f->bps = sl ? 5e7 : 2.5e8;
-				f->lost = bad ? 100 : 0;
+				f->lost = bad ? lost_bad : 0;
 				rpg[a * N + b] += f->lost;
 				bytes_dir[a * N + b] += f->bytes;
 			}
@@ -159,6 +163,8 @@ healthy(void)
 	memset(slow, 0, sizeof(slow));
 	memset(rx_loss, 0, sizeof(rx_loss));
 	memset(pin, 0, sizeof(pin));
+	memset(pinx, 0, sizeof(pinx));
+	lost_bad = 100;
 	answer = ANS_INGRESS;
 }
 
@@ -308,6 +314,16 @@ test_egress_routers(void **state)
 	answer = ANS_EGRESS;
 	lossy[1][1][0] = lossy[1][1][1] = 1;	/* l2-s2 */
 	check(true, "lossy_link|10.0.200.6,10.0.200.7,|both", 1);
+	/* Into rack 2, s2 carries h1's first flows and one flow of h5's:
+	 * rack 3's piece of s2 -> l2 has one bad flow, too few to name on
+	 * its own, and it joins rack 1's: no pair is left to h5 -> h3. */
+	healthy();
+	answer = ANS_EGRESS;
+	lost_bad = 400;
+	lossy[1][1][1] = 1;			/* s2 -> l2 only */
+	pin[2] = pin[3] = 1;
+	pinx[2] = 5;
+	check(true, "lossy_link|10.0.200.2,10.0.1.1,|one way", 1);
 }
 
 /* A shaped link drops what it cannot carry: its flows are lossy and slow.
