@@ -93,3 +93,29 @@ finding_median(double *x, int n)
 	qsort(x, (size_t)n, sizeof(*x), dcmp);
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
+
+void
+finding_link(cJSON *f, const struct mview *v, char kind, const char *a,
+    const char *b, const char *text, const char *or_text)
+{
+	cJSON *l, *ends;
+
+	finding_location(f, kind == 'P' ? "host" : "link");
+	l = cJSON_GetObjectItem(f, "location");
+	cJSON_AddStringToObject(l, "network", v->net);
+	if (kind == 'P') {
+		finding_host(f, a);
+		cJSON_AddStringToObject(l, "host", a);
+		cJSON_AddStringToObject(l, "where", "port");
+		cJSON_AddStringToObject(l, "interface", b);
+	} else {
+		ends = cJSON_AddArrayToObject(l, "ends");
+		cJSON_AddItemToArray(ends, cJSON_CreateString(a));
+		cJSON_AddItemToArray(ends, cJSON_CreateString(b));
+		cJSON_AddStringToObject(l, "direction", kind == 'L' ?
+		    "both" : "one way");
+	}
+	cJSON_AddStringToObject(l, "link", text);
+	if (or_text)
+		cJSON_AddStringToObject(l, "or", or_text);
+}

@@ -274,34 +274,8 @@ static void
 link_location(cJSON *f, const struct mview *v, const struct lname *n,
     const struct lname *twin)
 {
-	links_location(f, v, n->kind, n->a, n->b, n->text,
+	finding_link(f, v, n->kind, n->a, n->b, n->text,
 	    twin ? twin->text : NULL);
-}
-
-void
-links_location(cJSON *f, const struct mview *v, char kind, const char *a,
-    const char *b, const char *text, const char *or_text)
-{
-	cJSON *l, *ends;
-
-	finding_location(f, kind == 'P' ? "host" : "link");
-	l = cJSON_GetObjectItem(f, "location");
-	cJSON_AddStringToObject(l, "network", v->net);
-	if (kind == 'P') {
-		finding_host(f, a);
-		cJSON_AddStringToObject(l, "host", a);
-		cJSON_AddStringToObject(l, "where", "port");
-		cJSON_AddStringToObject(l, "interface", b);
-	} else {
-		ends = cJSON_AddArrayToObject(l, "ends");
-		cJSON_AddItemToArray(ends, cJSON_CreateString(a));
-		cJSON_AddItemToArray(ends, cJSON_CreateString(b));
-		cJSON_AddStringToObject(l, "direction", kind == 'L' ?
-		    "both" : "one way");
-	}
-	cJSON_AddStringToObject(l, "link", text);
-	if (or_text)
-		cJSON_AddStringToObject(l, "or", or_text);
 }
 
 /* crosses_any: flow lf crosses one of the links l[0..nl). */

@@ -265,7 +265,7 @@ mtu_link_finding(struct fctx *c, const struct mlink *m, unsigned char *seen)
 	    "packets die on it, only %s cross (traced by %d direction%s' "
 	    "MTU probes)%s", text, v->net, m->conf, range, m->ndirs,
 	    m->ndirs == 1 ? "" : "s", said);
-	links_location(f, v, m->far2 ? 'L' : 'R', a, b, text, NULL);
+	finding_link(f, v, m->far2 ? 'L' : 'R', a, b, text, NULL);
 	finding_num(f, "directions", m->ndirs);
 	finding_num(f, "configured", m->conf);
 	finding_num(f, "path_min", m->lo);

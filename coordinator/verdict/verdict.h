@@ -146,6 +146,11 @@ void finding_num(cJSON *f, const char *key, double x);
  * "location" object. finding_pair adds a direction it explains
  * ("SRC->DST") to evidence.pairs. */
 void finding_location(cJSON *f, const char *scope);
+/* finding_link: a finding's location: a host's port (kind 'P': host a,
+ * interface b), one direction of a link ('R': near end a, far end b) or
+ * both ('L'); text as the finding prints it, or_text its twin or NULL. */
+void finding_link(cJSON *f, const struct mview *v, char kind,
+    const char *a, const char *b, const char *text, const char *or_text);
 /* finding_median sorts x and returns its median (NAN when n is 0). */
 double finding_median(double *x, int n);
 void finding_pair(cJSON *f, const char *pair);

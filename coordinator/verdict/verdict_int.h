@@ -86,11 +86,6 @@ void rootcause_latency(struct fctx *c);
  * traced paths (localize.c scores them): lossy_link, one per link, with
  * the pairs it explains. */
 void rootcause_links(struct fctx *c);
-/* links_location: a finding's location: a host's port (kind 'P': host a,
- * interface b), one direction of a link ('R': near end a, far end b) or
- * both ('L'); text as the finding prints it, or_text its twin or NULL. */
-void links_location(cJSON *f, const struct mview *v, char kind,
-    const char *a, const char *b, const char *text, const char *or_text);
 
 /* links_mtu.c: the fabric link where the MTU probes' large datagrams
  * died (mtu_link), from their traces; the directions of the flows
