@@ -178,14 +178,6 @@ judge(const struct lpass *ps, const struct mflow *f)
 	return ps->rate ? judge_rate(ps, f) : judge_loss(ps->c, f);
 }
 
-static int
-dblcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* rate_ref: the median flow rate (flow_rate) of the network's pairwise
  * flows, 0 when there are none. */
 static double
@@ -197,12 +189,7 @@ rate_ref(const struct mview *v)
 	for (i = 0; x && i < v->nflows; i++)
 		if (!v->flows[i].load && v->flows[i].bps > 0)
 			x[n++] = flow_rate(&v->flows[i]);
-	if (n == 0) {
-		free(x);
-		return 0;
-	}
-	qsort(x, (size_t)n, sizeof(*x), dblcmp);
-	m = x[n / 2];
+	m = n ? finding_median(x, n) : 0;
 	free(x);
 	return m;
 }
