@@ -81,7 +81,7 @@ $(BUILD)/tests/test_pinglist: $(BUILD)/agent/monitor/pinglist.o \
 	$(BUILD)/agent/monitor/http.o $(BUILD)/agent/monitor/buckets.o
 VERDICT_OBJ := $(BUILD)/coordinator/verdict/findings.o \
 	$(BUILD)/coordinator/verdict/finding.o $(BUILD)/coordinator/verdict/rootcause.o \
-	$(BUILD)/coordinator/verdict/links.o $(BUILD)/coordinator/verdict/localize.o \
+	$(BUILD)/coordinator/verdict/links.o $(BUILD)/coordinator/verdict/links_frag.o $(BUILD)/coordinator/verdict/localize.o \
 	$(BUILD)/coordinator/verdict/links_mtu.o $(BUILD)/coordinator/verdict/profile.o \
 	$(BUILD)/coordinator/verdict/unmeasured.o $(BUILD)/coordinator/verdict/routers.o
 $(BUILD)/tests/test_rootcause: $(VERDICT_OBJ)
@@ -196,7 +196,7 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)
 FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer.c \
 	coordinator/ceph/ceph.c coordinator/ceph/ceph_state.c coordinator/facts/topology.c coordinator/facts/topology_bonds.c coordinator/verdict/findings.c \
 	coordinator/verdict/finding.c coordinator/verdict/rootcause.c \
-	coordinator/verdict/links.c coordinator/probes/pair_path.c agent/probes/trace.c \
+	coordinator/verdict/links.c coordinator/verdict/links_frag.c coordinator/probes/pair_path.c agent/probes/trace.c \
 	agent/probes/trace_egress.c \
 	coordinator/verdict/localize.c coordinator/verdict/profile.c \
 	agent/probes/probe.c agent/probes/probe_io.c agent/probes/probe_lat.c agent/probes/probe_wire.c \

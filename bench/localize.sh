@@ -8,6 +8,7 @@
 #                     [--icmp-ratelimit MS] [--leaves L] [--spines S]
 #                     [--hosts-per-leaf H] [-t SECS] [--tests LIST] [--lab P]
 #                     [--json FILE] [--keep DIR]
+#   bench/localize.sh --rescore DIR [--json FILE]
 #
 # Every sixth trial is healthy, every sixth has two faults of different
 # kinds at different places, the others one fault, the kinds in turn (from
@@ -28,14 +29,18 @@
 #   localize: seed S, T trials, F faults: recall R, precision P, exact link E, healthy fp H
 # (H: error findings on healthy trials). --lab P uses a running lab (make
 # check: the root-cause scenario's) and leaves it up; --keep DIR keeps each
-# trial's matrix output there. As root; the lab's namespaces only.
+# trial's matrix output there, with the results database, the faults and
+# the routers' addresses. --rescore DIR reads such a DIR again with this
+# build's (or $CEPHFAB's) 'cephfab report': the same measurements judged
+# by another diagnosis, no lab and no traffic (before and after a change,
+# on identical evidence). As root; the lab's namespaces only.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LAB=$TOP/tests/lab/lab.sh
 CF=${CEPHFAB:-$TOP/build/cephfab}
 TRIALS=16 SEED=1 ICMP=ingress RL=0 LEAVES=3 SPINES=2 HPL=2 SECS=1 USE="" JSON=""
-TESTS=bw,mtu,ports KEEP=""
-usage() { sed -n '7,10p' "$0" | sed 's/^#   //; 1s/^/usage: /; 2,$s/^/       /' >&2; exit 2; }
+TESTS=bw,mtu,ports KEEP="" RESCORE=""
+usage() { sed -n '7,11p' "$0" | sed 's/^#   //; 1s/^/usage: /; 2,$s/^/       /' >&2; exit 2; }
 num() { [[ "$2" =~ ^[0-9]+$ ]] || { echo "localize: $1 wants a number, not '$2'" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -51,17 +56,82 @@ while [ $# -gt 0 ]; do
 	--lab) USE=${2:-}; shift 2 ;;
 	--json) JSON=${2:-}; shift 2 ;;
 	--keep) KEEP=${2:-}; mkdir -p "$KEEP" || exit 2; shift 2 ;;
+	--rescore) RESCORE=${2:-}; shift 2 ;;
 	*) usage ;;
 	esac
 done
 case $ICMP in ingress|egress|loopback) ;; *) echo "localize: --icmp is ingress, egress or loopback" >&2; exit 2 ;; esac
-[ "$(id -u)" = 0 ] || { echo "localize: needs root (network namespaces)" >&2; exit 2; }
+if [ -n "$RESCORE" ]; then
+	for f in trials.jsonl routers.json m.db head; do
+		[ -s "$RESCORE/$f" ] || { echo "localize: $RESCORE/$f: missing (not a --keep directory of a finished run)" >&2; exit 2; }
+	done
+	[ -x "$CF" ] || { echo "localize: no cephfab at $CF (run make)" >&2; exit 2; }
+fi
+[ -n "$RESCORE" ] || [ "$(id -u)" = 0 ] || { echo "localize: needs root (network namespaces)" >&2; exit 2; }
 [ "$TRIALS" -ge 1 ] || { echo "localize: --trials at least 1" >&2; exit 2; }
 P=""
 T=$(mktemp -d /tmp/cf-localize.XXXXXX)
 trap 'exit 130' INT TERM
 trap 'for f in $(cat "$T/active" 2>/dev/null); do "$LAB" fault "$P" del "$f" >/dev/null 2>&1; done
 	[ -n "$P" ] && [ -z "$USE" ] && "$LAB" down "$P" >/dev/null 2>&1; rm -rf "$T"' EXIT
+# score FINDINGS FAULTS: one JSON line: the trial's faults found, exact,
+# error findings and the false ones.
+score() {
+	jq -c --slurpfile r "$ROUTERS" --argjson faults "$2" '
+	def routers: [.location.ends[]? | $r[0][.] // "?"] | sort;
+	def hits($f):
+		if $f.routers then (.location.ends != null and routers == ($f.routers | sort))
+		else (.location.host == $f.host and ((.network // $f.net) == $f.net) and
+			(.kind as $k | $f.fits | index($k) != null)) end;
+	[.findings[] | select(.severity == "error")] as $e |
+	{faults: [$faults[] | . as $f | . + {found: ([$e[] | select(hits($f))] | length > 0),
+		exact: ([$e[] | select(hits($f) and (.location.or == null))] | length > 0)}],
+	 errors: ($e | length),
+	 findings: [$e[] | "\(.kind) \(.network // "") \(.location.link // .location.host // ([.hosts[]?] | join(",")))"],
+	 false: [$e[] | select(. as $x | [$faults[] | . as $f | $x | hits($f)] | any | not) |
+		"\(.kind) \(.network // "") \(.location.link // .location.host // ([.hosts[]?] | join(",")))"]}' "$1"
+}
+
+# show_trial: a trial's line from its scored JSON on stdin.
+show_trial() {
+	jq -r '"trial \(.trial): " + (if (.faults | length) == 0 then "healthy" else
+		([.faults[] | "\(.spec) \(if .routers and .exact then "exact" elif .found then "found" else "MISSED" end)"] | join(", ")) end) +
+		"; \(.errors) error findings" + (if (.false | length) > 0 then ", false: " + (.false | join("; ")) else "" end)' 
+}
+
+# summary: the table per kind, then the figures, from $T/results.
+summary() {
+	jq -s -r '
+		[.[] | .faults[]] as $f |
+		"# kind               faults  found  exact",
+		($f | group_by(.kind)[] | "  \(.[0].kind | . + " " * (18 - length)) \(length | tostring | " " * (6 - length) + .)  \([.[] | select(.found)] | length | tostring | " " * (5 - length) + .)  \(if .[0].routers then ([.[] | select(.exact)] | length | tostring | " " * (5 - length) + .) else "    -" end)")' "$T/results"
+	jq -s -r --arg seed "$SEED" '
+		[.[] | .faults[]] as $f | ([.[] | .errors] | add) as $e | ([.[] | .false | length] | add) as $fp |
+		[$f[] | select(.routers)] as $lf |
+		"localize: seed \($seed), \(length) trials, \($f | length) faults: recall \(if ($f | length) > 0 then ([$f[] | select(.found)] | length) / ($f | length) * 100 | round / 100 else 1 end), precision \(if $e > 0 then ($e - $fp) / $e * 100 | round / 100 else 1 end), exact link \(if ($lf | length) > 0 then ([$lf[] | select(.exact)] | length) / ($lf | length) * 100 | round / 100 else 1 end), healthy fp \([.[] | select((.faults | length) == 0) | .errors] | add // 0)"' "$T/results"
+	[ -n "$JSON" ] && jq -s --arg icmp "$ICMP" --argjson rl "$RL" --argjson seed "$SEED" \
+		'{seed: $seed, icmp: $icmp, icmp_ratelimit_ms: $rl, trials: .}' "$T/results" > "$JSON"
+}
+
+# --rescore: each kept trial's run judged again by this build's report.
+if [ -n "$RESCORE" ]; then
+	ROUTERS=$RESCORE/routers.json
+	read -r SEED ICMP RL < "$RESCORE/head"
+	echo "# localize: rescored $RESCORE with $CF ($("$CF" version 2>/dev/null | head -1)): routers answer from the $ICMP address (ICMP rate limit ${RL} ms), seed $SEED, $(wc -l < "$RESCORE/trials.jsonl") trials"
+	: > "$T/results"
+	while read -r line; do
+		t=$(jq -r .trial <<<"$line"); run=$(jq -r .run <<<"$line"); faults=$(jq -c .faults <<<"$line")
+		"$CF" report "$run" --db "$RESCORE/m.db" --profile "$TOP/configs/profiles/lab.conf" \
+			--json "$T/r.json" > "$T/r.txt" 2>&1
+		[ -s "$T/r.json" ] || { echo "localize: trial $t (run $run): report wrote nothing: $(tail -1 "$T/r.txt")" >&2; exit 3; }
+		res=$(score "$T/r.json" "$faults" | jq -c --argjson t "$t" '. + {trial: $t}')
+		echo "$res" >> "$T/results"
+		show_trial <<<"$res"
+		rm -f "$T/r.json"
+	done < "$RESCORE/trials.jsonl"
+	summary
+	exit 0
+fi
 if [ -n "$USE" ]; then
 	P=$USE
 else
@@ -80,6 +150,7 @@ ICMP=$(jq -r '.icmp // "ingress"' "$T/lab.json"); RL=$(jq -r '.icmp_ratelimit_ms
 for r in $(jq -r '.nodes[] | select(.role == "leaf" or .role == "spine") | .name' "$T/lab.json"); do
 	ip -n "$P-$r" -j addr show | jq -c --arg r "$r" '[.[].addr_info[] | select(.family == "inet" and .local != "127.0.0.1") | {key: .local, value: $r}]'
 done | jq -s 'add | from_entries' > "$T/routers.json"
+ROUTERS=$T/routers.json
 mapfile -t FABRIC < <(jq -r '.links[] | select(.name | test("^l[0-9]+-s[0-9]+$")) | .name' "$T/lab.json")
 mapfile -t HOSTS < <(jq -r '.hosts[].name' "$T/lab.json")
 [ "${#FABRIC[@]}" -ge 2 ] && [ "${#HOSTS[@]}" -ge 4 ] || { echo "localize: too small a fabric" >&2; exit 2; }
@@ -117,26 +188,9 @@ fault_of() {
 }
 KINDS=(link_loss_oneway link_loss link_rate link_mtu host_loss host_rate host_mtu host_filter)
 
-# score FINDINGS FAULTS: one JSON line: the trial's faults found, exact,
-# error findings and the false ones.
-score() {
-	jq -c --slurpfile r "$T/routers.json" --argjson faults "$2" '
-	def routers: [.location.ends[]? | $r[0][.] // "?"] | sort;
-	def hits($f):
-		if $f.routers then (.location.ends != null and routers == ($f.routers | sort))
-		else (.location.host == $f.host and ((.network // $f.net) == $f.net) and
-			(.kind as $k | $f.fits | index($k) != null)) end;
-	[.findings[] | select(.severity == "error")] as $e |
-	{faults: [$faults[] | . as $f | . + {found: ([$e[] | select(hits($f))] | length > 0),
-		exact: ([$e[] | select(hits($f) and (.location.or == null))] | length > 0)}],
-	 errors: ($e | length),
-	 findings: [$e[] | "\(.kind) \(.network // "") \(.location.link // .location.host // ([.hosts[]?] | join(",")))"],
-	 false: [$e[] | select(. as $x | [$faults[] | . as $f | $x | hits($f)] | any | not) |
-		"\(.kind) \(.network // "") \(.location.link // .location.host // ([.hosts[]?] | join(",")))"]}' "$1"
-}
-
 echo "# localize: $P, ${#HOSTS[@]} hosts, ${#FABRIC[@]} fabric links, routers answer from the $ICMP address (ICMP rate limit ${RL} ms), seed $SEED, $TRIALS trials, -t $SECS"
 : > "$T/results"
+[ -n "$KEEP" ] && { : > "$KEEP/trials.jsonl"; echo "$SEED $ICMP $RL" > "$KEEP/head"; }
 t=0 NSINGLE=0
 while [ "$t" -lt "$TRIALS" ]; do
 	t=$((t + 1))
@@ -172,23 +226,14 @@ while [ "$t" -lt "$TRIALS" ]; do
 		echo "localize: trial $t: the matrix wrote no result (exit $rc): $(tail -2 "$T/m$t.txt")" >&2
 		exit 3
 	fi
-	[ -n "$KEEP" ] && cp "$T/m$t.json" "$T/m$t.txt" "$KEEP/"
+	if [ -n "$KEEP" ]; then
+		cp "$T/m$t.json" "$T/m$t.txt" "$T/m.db" "$T/routers.json" "$KEEP/"
+		jq -c --argjson t "$t" --argjson f "$faults" '{trial: $t, run: .run, faults: $f}' "$T/m$t.json" >> "$KEEP/trials.jsonl"
+	fi
 	res=$(score "$T/m$t.json" "$faults" | jq -c --argjson t "$t" '. + {trial: $t}')
 	echo "$res" >> "$T/results"
-	jq -r '"trial \(.trial): " + (if (.faults | length) == 0 then "healthy" else
-		([.faults[] | "\(.spec) \(if .routers and .exact then "exact" elif .found then "found" else "MISSED" end)"] | join(", ")) end) +
-		"; \(.errors) error findings" + (if (.false | length) > 0 then ", false: " + (.false | join("; ")) else "" end)' <<<"$res"
+	show_trial <<<"$res"
 done
 
-# The table per kind, then the figures.
-jq -s -r '
-	[.[] | .faults[]] as $f |
-	"# kind               faults  found  exact",
-	($f | group_by(.kind)[] | "  \(.[0].kind | . + " " * (18 - length)) \(length | tostring | " " * (6 - length) + .)  \([.[] | select(.found)] | length | tostring | " " * (5 - length) + .)  \(if .[0].routers then ([.[] | select(.exact)] | length | tostring | " " * (5 - length) + .) else "    -" end)")' "$T/results"
-jq -s -r --arg seed "$SEED" '
-	[.[] | .faults[]] as $f | ([.[] | .errors] | add) as $e | ([.[] | .false | length] | add) as $fp |
-	[$f[] | select(.routers)] as $lf |
-	"localize: seed \($seed), \(length) trials, \($f | length) faults: recall \(if ($f | length) > 0 then ([$f[] | select(.found)] | length) / ($f | length) * 100 | round / 100 else 1 end), precision \(if $e > 0 then ($e - $fp) / $e * 100 | round / 100 else 1 end), exact link \(if ($lf | length) > 0 then ([$lf[] | select(.exact)] | length) / ($lf | length) * 100 | round / 100 else 1 end), healthy fp \([.[] | select((.faults | length) == 0) | .errors] | add // 0)"' "$T/results"
-[ -n "$JSON" ] && jq -s --arg icmp "$ICMP" --argjson rl "$RL" --argjson seed "$SEED" \
-	'{seed: $seed, icmp: $icmp, icmp_ratelimit_ms: $rl, trials: .}' "$T/results" > "$JSON"
+summary
 exit 0

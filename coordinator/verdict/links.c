@@ -5,9 +5,15 @@
  * (agent/probes/trace.h): its own port, then the routers that answered,
  * then the destination. Each step of a path is a link, named by what the
  * traces can see of it:
- *   - a host's port ("P host/if"): the sender's egress interface, or the
- *     address a peer reached it on; both directions of a port are one
- *     link, so a lossy cable counts once;
+ *   - a host's port, one way: "P host/if" what the host sends out of
+ *     it (the sender's egress interface), "Q host/if" what it receives
+ *     (the interface, or the address, a peer reached it on). A port that
+ *     drops only what it receives loses a sender's data, not the ACKs
+ *     the host sends back: the flows out of it are clean and, were the
+ *     two ways one link, would refute it; a spine's link into its leaf,
+ *     crossed by the same bad flows, would be named instead. The two
+ *     ways are joined into one finding when both are named, as a
+ *     router link's are, so that a lossy cable counts once;
  *   - a link between two routers ("R A B", one way, A and B routers as
  *     routers.c groups their addresses): whatever address each router
  *     answered from (the one the probe arrived on, the one towards the
@@ -16,44 +22,13 @@
  * localize.c then names the links the lossy flows share and no clean
  * flow crossed.
  */
-#include "verdict/verdict_int.h"
+#include "verdict/links_int.h"
 #include "text.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define KEYLEN 160
-#define LINKS_NAMED 8		/* links named per network at most */
-
-struct ltab {
-	char (*key)[KEYLEN];
-	int n, cap;
-};
-
-/* What one pass localizes: lost packets (lossy_link), or a low rate
- * (slow_link). ref is the fabric's yardstick: the median over the
- * fabric's flows of a flow's rate times its direction's flows (what a
- * direction carries when its flows run alike), bits/s; the loss pass
- * calls a lossy link whose flows ran under half of it slow. */
-struct lpass {
-	struct fctx *c;
-	const struct routers *r;
-	bool rate;
-	double ref;
-	/* Links the loss pass named, both ways (keys): a lossy link is slow
-	 * too, and said once. */
-	char (*covered)[KEYLEN];
-	int ncov;
-};
-
-/* A flow's links, as ids into the table. */
-struct lflow {
-	int link[MFLOW_HOPS + 2];
-	int n;
-	int state;		/* 1 bad, 0 clean, -1 not judged */
-};
 
 static int
 ltab_id(struct ltab *t, const char *k)
@@ -77,9 +52,16 @@ ltab_id(struct ltab *t, const char *k)
 }
 
 static void
-port_key(const struct mview *v, int h, const char *port, char *k)
+port_key(const struct mview *v, int h, const char *port, bool rx, char *k)
 {
-	snprintf(k, KEYLEN, "P %s/%s", v->names[h], port);
+	snprintf(k, KEYLEN, "%c %s/%s", rx ? 'Q' : 'P', v->names[h], port);
+}
+
+/* is_port: key k is a host's port, either way. */
+static bool
+is_port(const char *k)
+{
+	return k[0] == 'P' || k[0] == 'Q';
 }
 
 /* flow_links: flow f's path as link ids into t (-1 on no memory). The
@@ -96,7 +78,7 @@ flow_links(const struct lpass *ps, const struct mflow *f, struct ltab *t,
 
 	lf->n = 0;
 	if (f->dev) {
-		port_key(v, f->src, f->dev, k);
+		port_key(v, f->src, f->dev, false, k);
 		if ((lf->link[lf->n++] = ltab_id(t, k)) < 0)
 			return -1;
 	}
@@ -114,7 +96,7 @@ flow_links(const struct lpass *ps, const struct mflow *f, struct ltab *t,
 		if ((h = routers_host_of(v, seq[i], &dev)) >= 0) {
 			if (h == last)
 				continue;	/* the same host, deeper */
-			port_key(v, h, dev ? dev : seq[i], k);
+			port_key(v, h, dev ? dev : seq[i], true, k);
 			last = h;
 			prev = -1;
 		} else {
@@ -194,24 +176,21 @@ rate_ref(const struct mview *v)
 	return m;
 }
 
-/* A named link as a finding shows it: a host's port (host, interface),
- * one direction of a link (near end, far end) or both (sorted ends). */
-struct lname {
-	char kind;			/* 'P', 'R' or 'L' */
-	char a[KEYLEN], b[KEYLEN];
-	char text[2 * KEYLEN + 8];
-};
-
-/* mate_key: the key of link l's other way ("R B A" for "R A B"), or -1. */
+/* mate_key: the key of link l's other way ("R B A" for "R A B", a port's
+ * "Q" for its "P"), or -1. */
 static int
 mate_key(const struct ltab *t, int l)
 {
 	char m[KEYLEN];
 	int ga, gb, j;
 
-	if (sscanf(t->key[l], "R %d %d", &ga, &gb) != 2)
+	if (is_port(t->key[l]))
+		snprintf(m, sizeof(m), "%c%s", t->key[l][0] == 'P' ? 'Q' : 'P',
+		    t->key[l] + 1);
+	else if (sscanf(t->key[l], "R %d %d", &ga, &gb) != 2)
 		return -1;
-	snprintf(m, sizeof(m), "R %d %d", gb, ga);
+	else
+		snprintf(m, sizeof(m), "R %d %d", gb, ga);
 	for (j = 0; j < t->n; j++)
 		if (strcmp(t->key[j], m) == 0)
 			return j;
@@ -226,7 +205,10 @@ lname_of(const struct lpass *ps, const struct ltab *t, int l,
 	int ga, gb;
 
 	n->kind = k[0];
-	if (k[0] == 'P') {
+	n->way = 0;
+	if (is_port(k)) {
+		n->kind = 'P';
+		n->way = k[0];
 		p = strchr(k, '/');
 		snprintf(n->a, KEYLEN, "%.*s", (int)(p - k - 2), k + 2);
 		snprintf(n->b, KEYLEN, "%s", p + 1);
@@ -246,6 +228,10 @@ lname_both(struct lname *n)
 {
 	char x[KEYLEN];
 
+	if (n->kind == 'P') {
+		n->way = 0;
+		return;
+	}
 	n->kind = 'L';
 	if (strcmp(n->a, n->b) > 0) {
 		memcpy(x, n->a, KEYLEN);
@@ -330,17 +316,6 @@ link_bad(const struct lpass *ps, double x)
 	return ps->rate ? x < ps->ref / 2 : x > ps->c->p->max_rpg;
 }
 
-/* A finding's links: one blame, a link's two directions' blames, or the
- * pieces (frag) of one link between a leaf and a router that answers each
- * rack from its own side: seen from each rack as another router, the
- * link is one piece per rack (frag_join). */
-struct named {
-	const struct loc_blame *b[LINKS_NAMED];
-	int nb;
-	int link[LINKS_NAMED];
-	bool frag, up, down;	/* pieces; from the leaf, to the leaf */
-};
-
 /* link_summary: the finding's sentence: where, what, how sure. For the
  * loss pass, sx is the lossy link's flows' mean rate when they also ran
  * at under half the fabric's yardstick yard (a port shaped or negotiated
@@ -351,11 +326,15 @@ link_summary(const struct lpass *ps, const struct lname *n,
     double yard, char *s, size_t sz)
 {
 	char where[3 * KEYLEN], slow[160] = "";
+	const char *oneway;
 
 	snprintf(where, sizeof(where), "%s%s%s%s%s%s", n->kind == 'P' ? "" :
 	    "the link ", n->text, n->kind == 'P' ? " (its link to the switch)" :
 	    "", tw ? " (or " : "", tw ? tw->text : "", tw ? ": these flows "
 	    "cannot tell the two apart)" : "");
+	oneway = n->kind == 'R' ? " one way" : n->way == 'P' ?
+	    " one way, out of the host," : n->way == 'Q' ?
+	    " one way, into the host," : "";
 	if (!isnan(sx))
 		snprintf(slow, sizeof(slow), " and ran at %.0f Mbit/s a "
 		    "direction on average against the fabric's %.0f", sx / 1e6,
@@ -364,141 +343,16 @@ link_summary(const struct lpass *ps, const struct lname *n,
 		snprintf(s, sz, "%s is slow%s on the %s network: %d of the "
 		    "flows through it ran at under half the fabric's rate "
 		    "(%.0f Mbit/s a direction on average against %.0f), %d "
-		    "crossed it at full rate", where, n->kind == 'R' ?
-		    " one way" : "", ps->c->v->net, bad, x / 1e6,
+		    "crossed it at full rate", where, oneway,
+		    ps->c->v->net, bad, x / 1e6,
 		    ps->ref / 1e6, good);
 	else
 		snprintf(s, sz, "%s %s%s on the %s network: %d of the flows "
 		    "through it lost packets (%.0f retransmits per GB, limit "
 		    "%.0f)%s, %d crossed it cleanly", where, isnan(sx) ?
-		    "loses packets" : "is slow and drops", n->kind == 'R' ?
-		    " one way" : "", ps->c->v->net, bad, x, ps->c->p->max_rpg,
+		    "loses packets" : "is slow and drops", oneway,
+		    ps->c->v->net, bad, x, ps->c->p->max_rpg,
 		    slow, good);
-}
-
-/* frag_of: the leaf of router link l when its other end is a router seen
- * from one rack only (*lab, its group; *up: the leaf sends), else -1. */
-static int
-frag_of(const struct lpass *ps, const struct ltab *t, int l, int *lab,
-    bool *up)
-{
-	int ga, gb, ra, rb;
-
-	if (sscanf(t->key[l], "R %d %d", &ga, &gb) != 2)
-		return -1;
-	ra = routers_rack(ps->r, ga);
-	rb = routers_rack(ps->r, gb);
-	*up = ra < 0;
-	*lab = ra < 0 ? gb : ga;
-	return (ra < 0) != (rb < 0) ? (ra < 0 ? ga : gb) : -1;
-}
-
-/* frag_text: the finding's link says how the other racks see the router
- * it names. */
-static void
-frag_text(const struct lpass *ps, const struct ltab *t,
-    const struct named *nm, struct lname *n)
-{
-	char more[KEYLEN] = "";
-	size_t off = 0;
-	bool up;
-	int i, lab, first;
-
-	frag_of(ps, t, nm->link[0], &first, &up);
-	for (i = 1; i < nm->nb; i++) {
-		frag_of(ps, t, nm->link[i], &lab, &up);
-		if (lab != first && off < sizeof(more))
-			off += (size_t)snprintf(more + off, sizeof(more) - off,
-			    "%s%s", off ? ", " : "", routers_name(ps->r,
-			    ps->c->v, lab));
-	}
-	if (off)
-		snprintf(n->text + strlen(n->text), sizeof(n->text) -
-		    strlen(n->text), " (%s, as other racks see it: %s)",
-		    routers_name(ps->r, ps->c->v, first), more);
-}
-
-/* frag_piece: link l's bad and clean flows, and whether it is a piece to
- * join: a bad flow crossed it and no more clean ones than localize.c's
- * noise allows. */
-static bool
-frag_piece(const struct lflow *lf, int nf, int l, struct loc_blame *b)
-{
-	int i, k;
-
-	memset(b, 0, sizeof(*b));
-	b->link = l;
-	b->twin = -1;
-	for (i = 0; i < nf; i++)
-		for (k = 0; lf[i].state >= 0 && lf[i].state < 2 &&
-		    k < lf[i].n; k++)
-			if (lf[i].link[k] == l) {
-				if (lf[i].state == 1)
-					b->bad++;
-				else
-					b->good++;
-				break;
-			}
-	b->explained = b->bad;
-	return b->bad > 0 && b->good * 10 <= b->bad + b->good;
-}
-
-/* frag_join: blame i is a piece of a leaf's link (frag_of); the other
- * pieces of that leaf's link join it, one per rack, as one link: seen
- * from each rack by one router, a single fault. The named pieces first,
- * then those too small for localize.c to name (one bad flow), in extra.
- * Two pieces from one rack are two links: nothing joins. */
-static void
-frag_join(const struct lpass *ps, const struct ltab *t, struct loc_blame *bl,
-    int nb, int i, bool *used, struct named *nm, const struct lflow *lf,
-    struct loc_blame *extra)
-{
-	const struct loc_blame *pick[LINKS_NAMED];
-	int leaf, lab, j, k, l, rk[LINKS_NAMED], pj[LINKS_NAMED], np = 0;
-	int nx = 0;
-	bool up, u;
-
-	if ((leaf = frag_of(ps, t, bl[i].link, &lab, &up)) < 0)
-		return;
-	rk[0] = routers_rack(ps->r, lab);
-	nm->up = up;
-	nm->down = !up;
-	for (j = i + 1; j < nb && np + 1 < LINKS_NAMED; j++) {
-		if (used[j] || bl[j].explained < 1 ||
-		    frag_of(ps, t, bl[j].link, &lab, &u) != leaf)
-			continue;
-		for (k = 0; k <= np && rk[k] != routers_rack(ps->r, lab); k++)
-			;
-		if (k <= np)
-			return;
-		rk[++np] = routers_rack(ps->r, lab);
-		pick[np - 1] = &bl[j];
-		pj[np - 1] = j;
-	}
-	for (l = 0; l < t->n && np + 1 < LINKS_NAMED; l++) {
-		for (j = 0; j < nb && bl[j].link != l; j++)
-			;
-		if (j < nb || frag_of(ps, t, l, &lab, &u) != leaf ||
-		    !frag_piece(lf, ps->c->v->nflows, l, &extra[nx]))
-			continue;
-		for (k = 0; k <= np && rk[k] != routers_rack(ps->r, lab); k++)
-			;
-		if (k <= np)
-			continue;
-		rk[++np] = routers_rack(ps->r, lab);
-		pick[np - 1] = &extra[nx++];
-		pj[np - 1] = -1;
-	}
-	for (k = 0; k < np; k++) {
-		if (pj[k] >= 0)
-			used[pj[k]] = true;
-		frag_of(ps, t, pick[k]->link, &lab, &up);
-		nm->b[nm->nb] = pick[k];
-		nm->link[nm->nb++] = pick[k]->link;
-		nm->up |= up;
-		nm->down |= !up;
-	}
-	nm->frag = np > 0;
 }
 
 /* link_finding: lossy_link or slow_link (lossy_host for a host's port)
@@ -522,7 +376,7 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 	if (nm->frag ? nm->up && nm->down : nm->nb == 2)
 		lname_both(&n);
 	if (nm->frag)
-		frag_text(ps, t, nm, &n);
+		links_frag_text(ps, t, nm, &n);
 	/* The twin of a link named both ways is the twins' link, both ways
 	 * too, when they are two ends of one. */
 	if (twin)
@@ -703,7 +557,7 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 		/* A slow host's port is check_slow_host's: it knows the
 		 * host's every pair, not only the traced ones. */
 		if (used[i] || bl[i].explained < 2 || (ps->rate &&
-		    t->key[bl[i].link][0] == 'P'))
+		    is_port(t->key[bl[i].link])))
 			continue;
 		nm.b[0] = &bl[i];
 		nm.link[0] = bl[i].link;
@@ -720,7 +574,7 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 				break;
 			}
 		if (nm.nb == 1)
-			frag_join(ps, t, bl, nb, i, used, &nm, lf, extra);
+			links_frag_join(ps, t, bl, nb, i, used, &nm, lf, extra);
 		/* A few unlucky flows are not a bad link: the link's flows
 		 * together must be bad too. */
 		x = link_measure(ps, lf, nm.link, nm.nb);

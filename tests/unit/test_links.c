@@ -657,6 +657,13 @@ test_host_rx_loss_not_a_link(void **state)
 	 * into h3 and one clean one into h4. */
 	pin[3] = 2;
 	check(true, "lossy_host|", 1);
+	/* Three spines' case (the lab's, egress answers): h3's flows on
+	 * s1 but one, h4's on s2 but one: s1 -> l2 carries 15 bad flows and
+	 * one clean, too few clean ones to refute it. The port's receiving
+	 * way, that every flow into h3 crossed and none out of it, is the
+	 * fault; the flows out of h3 (clean) say nothing against it. */
+	pin[2] = 1;
+	check(true, "lossy_host|", 1);
 }
 
 CF_UNIT_MAIN(NULL, NULL,
