@@ -131,7 +131,7 @@ for h in h1 h2 h3 h4 h5 h6; do
 	"$LAB" fault "$LP" del "rate:$h-pub:400" >/dev/null 2>&1 || fail "rate del $h"
 done
 t0=$(date +%s)
-"$TOP/bench/localize.sh" --lab "$LP" --trials 2 --seed 1 --json "$T/loc.json" > "$T/loc.txt" 2>&1 ||
+"$TOP/bench/localize.sh" --lab "$LP" --trials 2 --seed 1 --json "$T/loc.json" --keep "$T/keep" > "$T/loc.txt" 2>&1 ||
 	fail "localize: $(tail -3 "$T/loc.txt")"
 note "localize, 2 trials: $(( $(date +%s) - t0 )) s: $(tail -1 "$T/loc.txt")"
 grep -Eq '^localize: seed 1, 2 trials, [0-9]+ faults: recall [0-9.]+, precision [0-9.]+, exact link [0-9.]+, healthy fp [0-9]+$' \
@@ -139,6 +139,13 @@ grep -Eq '^localize: seed 1, 2 trials, [0-9]+ faults: recall [0-9.]+, precision 
 assert_eq "$(grep -c '^trial [12]: ' "$T/loc.txt")" 2 "localize's trial lines"
 assert_eq "$(jq '.trials | length' "$T/loc.json")" 2 "localize's JSON trials"
 assert_eq "$("$LAB" status "$LP" --json | jq '.faults | length')" 0 "faults left by localize"
+# The kept measurements judged again (--rescore: report on the kept
+# database, no lab): the same findings, so the same figures, as live.
+"$TOP/bench/localize.sh" --rescore "$T/keep" --json "$T/re.json" > "$T/re.txt" 2>&1 ||
+	fail "localize --rescore: $(tail -3 "$T/re.txt")"
+assert_eq "$(tail -1 "$T/re.txt")" "$(tail -1 "$T/loc.txt")" "localize --rescore's figures"
+assert_eq "$(jq -c '[.trials[] | .findings]' "$T/re.json")" "$(jq -c '[.trials[] | .findings]' "$T/loc.json")" \
+	"localize --rescore's findings"
 
 # Routers that rate-limit their ICMP as Linux does by default (1000 ms per
 # destination after a burst of six): eight streams' traces ask l1 for
