@@ -141,7 +141,12 @@ flow_rate(const struct mflow *f)
 
 /* judge_rate: 1 when the flow ran at under half the fabric's yardstick,
  * 0 at 80 % of it or more, -1 in between or not comparable (a load's
- * flows share their hosts with others). */
+ * flows share their hosts with others). A clean flow speaks for the
+ * links it crossed only up to its own rate: one of a retest's eight
+ * streams, at an eighth of its host's port, fits through a link shaped
+ * to a fifth of it and shows nothing of that link (in the lab, such
+ * flows refuted a shaped link on one network while it was named on the
+ * other); so it must have carried a quarter of the yardstick itself. */
 static int
 judge_rate(const struct lpass *ps, const struct mflow *f)
 {
@@ -151,7 +156,9 @@ judge_rate(const struct lpass *ps, const struct mflow *f)
 	if (f->load || f->bps <= 0 || c->expl[f->src * c->n + f->dst] ||
 	    !(ps->ref > 0))
 		return -1;
-	return r < ps->ref / 2 ? 1 : r >= ps->ref * 0.8 ? 0 : -1;
+	if (r < ps->ref / 2)
+		return 1;
+	return r >= ps->ref * 0.8 && f->bps >= ps->ref / 4 ? 0 : -1;
 }
 
 static int
