@@ -94,6 +94,18 @@ finding_median(double *x, int n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
+double
+finding_quantile(double *x, int n, double q)
+{
+	int k;
+
+	if (n == 0)
+		return NAN;
+	qsort(x, (size_t)n, sizeof(*x), dcmp);
+	k = (int)ceil(q * n) - 1;
+	return x[k < 0 ? 0 : k >= n ? n - 1 : k];
+}
+
 void
 finding_link(cJSON *f, const struct mview *v, char kind, const char *a,
     const char *b, const char *text, const char *or_text)

@@ -167,8 +167,12 @@ judge(const struct lpass *ps, const struct mflow *f)
 	return ps->rate ? judge_rate(ps, f) : judge_loss(ps->c, f);
 }
 
-/* rate_ref: the median flow rate (flow_rate) of the network's pairwise
- * flows, 0 when there are none. */
+/* rate_ref: the upper quartile of the flow rates (flow_rate) of the
+ * network's pairwise flows, 0 when there are none. Not the median: two
+ * faults in a small fabric (a host's port and a link shaped, on six
+ * hosts) slow more than half its flows, and the median was then the
+ * slow rate, against which nothing was slow. A quarter of the flows
+ * running free is enough. */
 static double
 rate_ref(const struct mview *v)
 {
@@ -178,7 +182,7 @@ rate_ref(const struct mview *v)
 	for (i = 0; x && i < v->nflows; i++)
 		if (!v->flows[i].load && v->flows[i].bps > 0)
 			x[n++] = flow_rate(&v->flows[i]);
-	m = n ? finding_median(x, n) : 0;
+	m = n ? finding_quantile(x, n, 0.75) : 0;
 	free(x);
 	return m;
 }

@@ -14,7 +14,7 @@ struct ltab {
 };
 
 /* What one pass localizes: lost packets (lossy_link), or a low rate
- * (slow_link). ref is the fabric's yardstick: the median over the
+ * (slow_link). ref is the fabric's yardstick: the upper quartile over the
  * fabric's flows of a flow's rate times its direction's flows (what a
  * direction carries when its flows run alike), bits/s; the loss pass
  * calls a lossy link whose flows ran under half of it slow. */

@@ -153,6 +153,9 @@ void finding_link(cJSON *f, const struct mview *v, char kind,
     const char *a, const char *b, const char *text, const char *or_text);
 /* finding_median sorts x and returns its median (NAN when n is 0). */
 double finding_median(double *x, int n);
+/* finding_quantile sorts x and returns its q quantile (nearest rank; NAN
+ * when n is 0). */
+double finding_quantile(double *x, int n, double q);
 void finding_pair(cJSON *f, const char *pair);
 
 /* findings_compute appends this network's findings to out (an array).
