@@ -664,12 +664,13 @@ cells_json(cJSON *carr, const struct cellv *g, struct inv_host **h, int n)
 	}
 }
 
-/* report_net: one network's cells, findings and loads; its errors, and
+/* report_net: one network's cells, findings and loads, judged knowing the
+ * links named on the other network (other, may be NULL); its errors, and
  * in *unmeasured the tests of it the tool did not measure. */
 static int
 report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
     const struct matrix_opts *o, int64_t run, struct store *st,
-    int *unmeasured)
+    int *unmeasured, const struct report_links *other)
 {
 	const char *nn = net ? "cluster" : "public";
 	struct cellv *g = calloc((size_t)(n * n), sizeof(*g));
@@ -708,6 +709,10 @@ report_net(cJSON *nets, cJSON *fs, struct inv_host **h, int n, int net,
 		v.nports = fl.nports;
 		v.um = um.u;
 		v.num = um.n;
+		if (other) {
+			v.other_links = (const char *const *)other->s;
+			v.nother = other->n;
+		}
 		*unmeasured += um.n;
 		errors += findings_compute(&v, &o->prof, fs);
 		if (fl.n > 0)
@@ -731,6 +736,7 @@ report_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	cJSON *doc = cJSON_CreateObject(), *hosts, *nets, *fs, *fh;
 	struct inv_host **h, *x;
 	int n = inv->nhosts, i, net, unmeasured = 0;
+	struct report_links named[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
 	bool incomplete;
 
 	h = calloc((size_t)n, sizeof(*h));
@@ -767,9 +773,26 @@ report_build(struct inventory *inv, const struct matrix_opts *o, int64_t run,
 	nets = cJSON_AddObjectToObject(doc, "networks");
 	fs = cJSON_AddArrayToObject(doc, "findings");
 	*errors = 0;
-	for (net = 0; net < 2; net++)
+	/* Judged once to learn the links each network names, then again,
+	 * each knowing the other's, when one named any (report_links.c). */
+	for (net = 0; net < 2; net++) {
 		*errors += report_net(nets, fs, h, n, net, o, run, st,
-		    &unmeasured);
+		    &unmeasured, NULL);
+		report_links_collect(&named[net], fs, net ? "cluster" :
+		    "public");
+	}
+	if (named[0].n + named[1].n > 0) {
+		cJSON_DeleteItemFromObject(doc, "networks");
+		cJSON_DeleteItemFromObject(doc, "findings");
+		nets = cJSON_AddObjectToObject(doc, "networks");
+		fs = cJSON_AddArrayToObject(doc, "findings");
+		*errors = unmeasured = 0;
+		for (net = 0; net < 2; net++)
+			*errors += report_net(nets, fs, h, n, net, o, run, st,
+			    &unmeasured, &named[1 - net]);
+	}
+	report_links_free(&named[0]);
+	report_links_free(&named[1]);
 	/* The hosts' facts (--tests facts): topology findings and the paths
 	 * summary beside the numbers. */
 	fh = cJSON_CreateArray();

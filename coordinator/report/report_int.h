@@ -70,6 +70,18 @@ const cJSON *report_not_measured(const cJSON *cell, const char *test);
 bool report_completeness(cJSON *doc, cJSON *fs, struct store *st,
     int64_t run, bool measuring, int unmeasured);
 
+/* The links a network's findings named (report_links.c), "A B" one way
+ * by the ends they print, for the other network's mview.other_links. */
+struct report_links {
+	char **s;
+	int n, cap;
+};
+/* report_links_collect adds the lossy and slow links of findings fs on
+ * network net (both ways of a link named both ways); -1 without memory. */
+int report_links_collect(struct report_links *rl, const cJSON *fs,
+    const char *net);
+void report_links_free(struct report_links *rl);
+
 /* report_host_index: host name's index in h[0..n), -1 when not there. */
 int report_host_index(struct inv_host **h, int n, const char *name);
 /* report_load_sections (report_load.c) adds the network's all-to-all and

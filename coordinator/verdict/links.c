@@ -406,6 +406,10 @@ link_finding(const struct lpass *ps, const struct ltab *t, struct lflow *lf,
 	slow = !isnan(sx);
 	link_summary(ps, &n, twin ? &tw : NULL, bad, good, x, sx, yard, sum,
 	    sizeof(sum));
+	if (expl < 2)
+		snprintf(sum + strlen(sum), sizeof(sum) - strlen(sum), " (the "
+		    "run's other network named this link: one flow is enough "
+		    "here)");
 	f = findings_add(c->out, ps->rate || slow ? (n.kind == 'P' ?
 	    "slow_host" : "slow_link") : n.kind == 'P' ? "lossy_host" :
 	    "lossy_link", "error", v, -1, -1, ps->rate || slow ?
@@ -546,6 +550,14 @@ covered_flow(const struct lpass *ps, const struct ltab *t,
 	return false;
 }
 
+/* need: the bad flows link l must explain to be named: two, or one when
+ * another network of the run named it. */
+static int
+need(const struct lpass *ps, int l)
+{
+	return ps->prior && ps->prior[l] ? 1 : 2;
+}
+
 static void
 name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
     struct loc_blame *bl, int nb)
@@ -567,7 +579,8 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 	for (i = 0; i < nb; i++) {
 		/* A slow host's port is check_slow_host's: it knows the
 		 * host's every pair, not only the traced ones. */
-		if (used[i] || bl[i].explained < 2 || (ps->rate &&
+		if (used[i] || bl[i].explained < need(ps, bl[i].link) ||
+		    (ps->rate &&
 		    is_port(t->key[bl[i].link])))
 			continue;
 		nm.b[0] = &bl[i];
@@ -577,7 +590,7 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 		m = mate_key(t, bl[i].link);
 		for (j = i + 1; m >= 0 && j < nb; j++)
 			if (!used[j] && bl[j].link == m &&
-			    bl[j].explained >= 2) {
+			    bl[j].explained >= need(ps, m)) {
 				used[j] = true;
 				nm.b[1] = &bl[j];
 				nm.link[1] = m;
@@ -595,6 +608,30 @@ name_links(struct lpass *ps, const struct ltab *t, struct lflow *lf,
 		for (j = 0; !ps->rate && j < nm.nb; j++)
 			cover(ps, t, nm.link[j]);
 	}
+}
+
+/* priors: which links of t another network of the run named, by the ends
+ * its finding printed. */
+static unsigned char *
+priors(const struct lpass *ps, const struct ltab *t)
+{
+	const struct mview *v = ps->c->v;
+	unsigned char *p;
+	struct lname n;
+	char ab[2 * KEYLEN + 2];
+	int l, k;
+
+	if (v->nother == 0 || (p = calloc((size_t)t->n + 1, 1)) == NULL)
+		return NULL;
+	for (l = 0; l < t->n; l++) {
+		if (t->key[l][0] != 'R')
+			continue;
+		lname_of(ps, t, l, &n);
+		snprintf(ab, sizeof(ab), "%s %s", n.a, n.b);
+		for (k = 0; k < v->nother && !p[l]; k++)
+			p[l] = strcmp(v->other_links[k], ab) == 0;
+	}
+	return p;
 }
 
 static void
@@ -626,10 +663,14 @@ run_pass(struct lpass *ps)
 	}
 	/* Links are directed here: a loss one way must not be refuted by
 	 * the clean flows the other way; name_links joins the two ways. */
-	nb = localize_links(fl, m, t.n, named, LINKS_NAMED, &unexpl);
+	ps->prior = priors(ps, &t);
+	nb = localize_links(fl, m, t.n, ps->prior, named, LINKS_NAMED,
+	    &unexpl);
 	name_links(ps, &t, lf, named, nb);
 	mark_explained(ps, lf, v->nflows);
 out:
+	free(ps->prior);
+	ps->prior = NULL;
 	free(t.key);
 	free(lf);
 	free(fl);
@@ -641,8 +682,8 @@ void
 rootcause_links(struct fctx *c)
 {
 	char cov[LINKS_NAMED * 2][KEYLEN];
-	struct lpass loss = { c, &c->r, false, 0, cov, 0 };
-	struct lpass rate = { c, &c->r, true, 0, cov, 0 };
+	struct lpass loss = { c, &c->r, false, 0, cov, 0, NULL };
+	struct lpass rate = { c, &c->r, true, 0, cov, 0, NULL };
 
 	if (c->v->nflows == 0)
 		return;

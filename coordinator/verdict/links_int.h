@@ -27,6 +27,9 @@ struct lpass {
 	 * too, and said once. */
 	char (*covered)[KEYLEN];
 	int ncov;
+	/* Per link of the pass's table: named on another network of the
+	 * run (mview.other_links), so one bad flow names it here. */
+	unsigned char *prior;
 };
 
 /* A flow's links, as ids into the table. */

@@ -12,7 +12,9 @@
  * short to meet a drop). Among the links no good flow refutes, the one
  * that explains the most bad flows not yet explained is named, then the
  * next, until every bad flow is explained or no link explains two of
- * them: a single bad flow no link explains stays a pair finding. Links
+ * them: a single bad flow no link explains stays a pair finding (unless
+ * the link was named on the run's other network: the same link, which
+ * one flow of this network happened to cross). Links
  * that explain exactly the same bad flows and no others cannot be told
  * apart by these flows: each is named with the other as its twin.
  */
@@ -79,7 +81,8 @@ same_flows(const struct loc_flow *fl, int nf, int a, int b)
 
 int
 localize_links(const struct loc_flow *fl, int nf, int nl,
-    struct loc_blame *out, int cap, int *unexplained)
+    const unsigned char *prior, struct loc_blame *out, int cap,
+    int *unexplained)
 {
 	int *fresh = calloc((size_t)nl + 1, sizeof(int));
 	int *bad = calloc((size_t)nl + 1, sizeof(int));
@@ -95,7 +98,8 @@ localize_links(const struct loc_flow *fl, int nf, int nl,
 		counts(fl, nf, expl, nl, fresh, bad, good);
 		best = -1;
 		for (l = 0; l < nl; l++) {
-			if (fresh[l] < 2 || refuted(bad[l], good[l]))
+			if (fresh[l] < (prior && prior[l] ? 1 : 2) ||
+			    refuted(bad[l], good[l]))
 				continue;
 			/* More fresh bad flows wins; then fewer clean ones. */
 			if (best < 0 || fresh[l] > fresh[best] ||

@@ -127,6 +127,12 @@ struct mview {
 	 * unpaced; may be NULL). A cell at its pace is not slow: the
 	 * agents' max_rate, or --rate, chose it. */
 	const double *pace_gbps;
+	/* The links named on the run's other networks, "A B" one way by
+	 * their ends as findings print them (both ways: both): a link that
+	 * carries both networks and lost on one may have met only one flow
+	 * of the other (may be NULL). */
+	const char *const *other_links;
+	int nother;
 };
 
 /* finding_new appends a finding to out (an array) and returns it: kind,
@@ -185,9 +191,12 @@ struct loc_blame {
 /* localize_links names at most cap links that explain the bad flows and
  * that no clean flow refutes (verdict/localize.c says how), most
  * explaining first; returns how many, -1 without memory. *unexplained:
- * the bad flows no named link explains (they stay pair findings). */
+ * the bad flows no named link explains (they stay pair findings).
+ * prior (may be NULL): links named already on another network, which one
+ * bad flow here is enough to name. */
 int localize_links(const struct loc_flow *fl, int nf, int nl,
-    struct loc_blame *out, int cap, int *unexplained);
+    const unsigned char *prior, struct loc_blame *out, int cap,
+    int *unexplained);
 
 /* profile_load reads a profile file; -1 with err ("file:line: ..."). */
 int profile_load(const char *path, struct profile *p, char *err);

@@ -81,6 +81,9 @@ static int rx_loss[N];
 /* pin: flows into a host hashed onto spine pin[b] - 1 (0: the hash),
  * but for one flow that takes the other spine. */
 static int pin[N];
+/* The links the run's other network named (mview.other_links). */
+static const char *const *others;
+static int nothers;
 /* shaped: a host's port shaped to a fifth: its flows, both ways, slow. */
 static int shaped[N];
 /* thin: flows into host b are a retest's many streams, each at an eighth
@@ -172,6 +175,8 @@ healthy(void)
 	memset(pinx, 0, sizeof(pinx));
 	memset(thin, 0, sizeof(thin));
 	memset(shaped, 0, sizeof(shaped));
+	others = NULL;
+	nothers = 0;
 	lost_bad = 100;
 	answer = ANS_INGRESS;
 }
@@ -182,7 +187,8 @@ run(bool traced, int *errors)
 {
 	struct mview v = { .net = "cluster", .n = N, .names = names,
 	    .rack = rack, .gbps = bw, .rpg = rpg, .flows = traced ? flows :
-	    NULL, .nflows = traced ? nflows : 0 };
+	    NULL, .nflows = traced ? nflows : 0, .other_links = others,
+	    .nother = nothers };
 
 	if (mtu_on) {
 		v.mtu_conf = mconf;
@@ -439,6 +445,44 @@ test_one_flow_noise(void **state)
 	got = run(true, &errors);
 	assert_string_equal(got, "");
 	assert_int_equal(errors, 0);
+	free(got);
+}
+
+/* A lossy link that ECMP gave one flow of this network: alone, one bad
+ * flow names no link (a pair finding); when the run's other network
+ * named that link, the flow names it here too (the lab's case: the
+ * cluster network's lossy_link s1 -> l3, and on the public network one
+ * flow through it and a lossy_pair). */
+static void
+test_one_flow_link_named_elsewhere(void **state)
+{
+	static const char *const named[] = { "10.0.200.1 10.0.200.0" };
+	int i, k, errors;
+	char *got;
+
+	(void)state;
+	healthy();
+	build();
+	for (i = 0; i < nflows && !(flows[i].nhops == 3 &&
+	    flows[i].hop[1] == spine_end(0, 0)); i++)
+		;
+	assert_true(i < nflows);	/* l1 -> s1, from rack 1 */
+	/* ECMP put this network's other flows from rack 1 on s2. */
+	for (k = i + 1; k < nflows; k++)
+		if (flows[k].nhops == 3 && flows[k].hop[1] == spine_end(0, 0)) {
+			flows[k].hop[1] = spine_end(0, 1);
+			flows[k].hop[2] = leaf_end(rack[flows[k].dst], 1);
+		}
+	flows[i].lost = 100;
+	rpg[flows[i].src * N + flows[i].dst] = 1000;
+	got = run(true, &errors);
+	assert_string_equal(got, "lossy_pair|");
+	free(got);
+	others = named;
+	nothers = 1;
+	got = run(true, &errors);
+	assert_string_equal(got, "lossy_link|10.0.200.1,10.0.200.0,|one way");
+	assert_int_equal(errors, 1);
 	free(got);
 }
 
@@ -737,6 +781,7 @@ CF_UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_host_rx_loss_not_a_link),
     cmocka_unit_test(test_slow_link_thin_flows),
     cmocka_unit_test(test_slow_link_beside_slow_host),
+    cmocka_unit_test(test_one_flow_link_named_elsewhere),
     cmocka_unit_test(test_mtu_link),
     cmocka_unit_test(test_mtu_link_loopback),
     cmocka_unit_test(test_mtu_link_stalled_cell),

@@ -93,7 +93,7 @@ lossy(int l)
 static int
 run(struct loc_blame *out, int *unexplained)
 {
-	return localize_links(flows, nflows, NLINKS, out, 8, unexplained);
+	return localize_links(flows, nflows, NLINKS, NULL, out, 8, unexplained);
 }
 
 static void
