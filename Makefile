@@ -206,6 +206,7 @@ FUZZ_EXTRA := coordinator/core/inventory.c agent/config.c agent/capture/analyzer
 	coordinator/verdict/links_mtu.c coordinator/verdict/routers.c coordinator/report/report_flows.c \
 	coordinator/store/store.c coordinator/watch/watch_decode.c \
 	coordinator/report/report.c coordinator/report/report_load.c coordinator/report/report_inventory.c \
+	coordinator/report/report_ceph.c coordinator/report/report_links.c \
 	coordinator/report/report_unmeasured.c coordinator/verdict/unmeasured.c \
 	coordinator/matrix/matrix_load.c \
 	agent/monitor/pinglist.c agent/monitor/http.c \

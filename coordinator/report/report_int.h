@@ -82,6 +82,12 @@ int report_links_collect(struct report_links *rl, const cJSON *fs,
     const char *net);
 void report_links_free(struct report_links *rl);
 
+/* report_ceph_join (report_ceph.c), a store_each callback on the run's
+ * "ceph" "heartbeats" cell with the report's doc: Ceph's heartbeat ping
+ * times beside each pair's cells (ceph_ping_ms) and in the high_latency
+ * findings of pairs Ceph sees slow too. */
+void report_ceph_join(const cJSON *c, void *arg);
+
 /* report_host_index: host name's index in h[0..n), -1 when not there. */
 int report_host_index(struct inv_host **h, int n, const char *name);
 /* report_load_sections (report_load.c) adds the network's all-to-all and
