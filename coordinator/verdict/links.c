@@ -72,7 +72,7 @@ flow_links(const struct lpass *ps, const struct mflow *f, struct ltab *t,
     struct lflow *lf)
 {
 	const struct mview *v = ps->c->v;
-	const char *seq[MFLOW_HOPS + 2], *dev;
+	const char *seq[MFLOW_HOPS + 3], *dev, *x;
 	char k[KEYLEN];
 	int ns = 0, i, last = f->src, h, g, prev = -1;
 
@@ -87,6 +87,12 @@ flow_links(const struct lpass *ps, const struct mflow *f, struct ltab *t,
 		seq[ns++] = i == 0 && f->hop[0] == NULL ? f->gw : f->hop[i];
 	if (f->nhops == 0 && f->gw)
 		seq[ns++] = f->gw;
+	/* Cut short before the destination's leaf: it went on there. */
+	if ((x = routers_tail(ps->r, v, f)) != NULL) {
+		while (ns > 0 && seq[ns - 1] == NULL)
+			ns--;
+		seq[ns++] = x;
+	}
 	seq[ns++] = f->dst_addr;
 	for (i = 0; i < ns; i++) {
 		if (seq[i] == NULL) {

@@ -110,6 +110,31 @@ routers_whole(const struct routers *r, const struct mview *v,
 	    f->nhops == r->longest[f->src * v->n + f->dst];
 }
 
+static const char *dst_gateway(const struct mflow *fl, int nf, int d);
+
+const char *
+routers_tail(const struct routers *r, const struct mview *v,
+    const struct mflow *f)
+{
+	const char *g;
+	int k, last = -1, L;
+
+	if (r->longest == NULL || f->src < 0 || f->dst < 0 ||
+	    f->src >= v->n || f->dst >= v->n)
+		return NULL;
+	L = r->longest[f->src * v->n + f->dst];
+	for (k = 0; k < f->nhops; k++)
+		if (f->hop[k] || (k == 0 && f->gw))
+			last = k;
+	if (L < 2 || last != L - 2 ||
+	    (g = dst_gateway(v->flows, v->nflows, f->dst)) == NULL ||
+	    routers_find(r, g) < 0 ||
+	    routers_group(r, routers_find(r, g)) == routers_group(r,
+	    routers_find(r, f->hop[last] ? f->hop[last] : f->gw)))
+		return NULL;
+	return g;
+}
+
 /* longest: per direction, the most hops any of its traces has. */
 static int
 longest(struct routers *r, const struct mview *v)

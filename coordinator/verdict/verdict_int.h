@@ -129,6 +129,14 @@ int routers_rack(const struct routers *r, int g);
 /* routers_host_of: the host whose address a is on this network, and the
  * port (interface) it is on, as its facts or its own flows said; -1. */
 int routers_host_of(const struct mview *v, const char *a, const char **dev);
+/* routers_tail: the address of the router a trace cut short one hop
+ * before its destination's leaf went on to: the destination's one
+ * gateway (its leaf, whatever address it answers from), when the last hop
+ * that answered is the one before it in the direction's longest trace
+ * and another router; NULL when that cannot be told. A lossy link into
+ * a leaf often silences the leaf's answer to that very flow. */
+const char *routers_tail(const struct routers *r, const struct mview *v,
+    const struct mflow *f);
 /* routers_whole: flow f's trace has every hop that the longest trace of
  * its direction has (a lost probe or answer leaves a hole, or cuts the path
  * short, and such a flow cannot say which links it crossed). */
