@@ -238,6 +238,32 @@ run(bool traced, int *errors)
 	return s;
 }
 
+/* expect: the view as it stands (built and edited) gives want. */
+static void
+expect(const char *want, int nerr)
+{
+	int errors;
+	char *got = run(true, &errors);
+
+	assert_string_equal(got, want);
+	assert_int_equal(errors, nerr);
+	free(got);
+}
+
+/* cells_across: the cells between rack rk and the other racks, but
+ * host skip's, ran at g Gbit/s (a shaped link's pairs). */
+static void
+cells_across(int rk, int skip, double g)
+{
+	int i;
+
+	for (i = 0; i < N * N; i++)
+		if (i / N != i % N && rack[i / N] != rack[i % N] &&
+		    (rack[i / N] == rk || rack[i % N] == rk) &&
+		    i / N != skip && i % N != skip)
+			bw[i] = g;
+}
+
 static void
 check(bool traced, const char *want, int nerr)
 {
@@ -480,10 +506,7 @@ test_one_flow_link_named_elsewhere(void **state)
 	free(got);
 	others = named;
 	nothers = 1;
-	got = run(true, &errors);
-	assert_string_equal(got, "lossy_link|10.0.200.1,10.0.200.0,|one way");
-	assert_int_equal(errors, 1);
-	free(got);
+	expect("lossy_link|10.0.200.1,10.0.200.0,|one way", 1);
 }
 
 /* A lossy link into a leaf silences the leaf's answers to the flows it
@@ -494,8 +517,7 @@ test_one_flow_link_named_elsewhere(void **state)
 static void
 test_tail_cut_short(void **state)
 {
-	int i, cut = 0, errors;
-	char *got;
+	int i, cut = 0;
 
 	(void)state;
 	healthy();
@@ -507,10 +529,7 @@ test_tail_cut_short(void **state)
 			cut++;
 		}
 	assert_true(cut >= 2);
-	got = run(true, &errors);
-	assert_string_equal(got, "lossy_link|10.0.200.4,10.0.200.5,|one way");
-	assert_int_equal(errors, 1);
-	free(got);
+	expect("lossy_link|10.0.200.4,10.0.200.5,|one way", 1);
 }
 
 /* Two racks only: every flow through l1-s1 goes on through s1-l2, so the
@@ -556,22 +575,12 @@ test_two_racks_twins(void **state)
 static void
 test_slow_link(void **state)
 {
-	int i;
-	char *got;
-	int errors;
-
 	(void)state;
 	healthy();
 	slow[0][0][0] = slow[0][0][1] = 1;	/* l1-s1 */
 	build();
-	for (i = 0; i < N * N; i++)
-		if (i / N != i % N && rack[i / N] != rack[i % N] &&
-		    (rack[i / N] == 0 || rack[i % N] == 0))
-			bw[i] = 0.6;	/* half its flows slow: under 0.7 */
-	got = run(true, &errors);
-	assert_string_equal(got, "slow_link|10.0.200.0,10.0.200.1,|both");
-	assert_int_equal(errors, 1);
-	free(got);
+	cells_across(0, -1, 0.6);	/* half its flows slow: under 0.7 */
+	expect("slow_link|10.0.200.0,10.0.200.1,|both", 1);
 }
 
 /* A link shaped to a fifth of a port, and a retest's eight streams into
@@ -582,23 +591,13 @@ test_slow_link(void **state)
 static void
 test_slow_link_thin_flows(void **state)
 {
-	int i;
-	char *got;
-	int errors;
-
 	(void)state;
 	healthy();
 	slow[0][0][0] = slow[0][0][1] = 1;	/* l1-s1 */
 	thin[0] = 1;
 	build();
-	for (i = 0; i < N * N; i++)
-		if (i / N != i % N && rack[i / N] != rack[i % N] &&
-		    (rack[i / N] == 0 || rack[i % N] == 0) && i % N != 0)
-			bw[i] = 0.6;
-	got = run(true, &errors);
-	assert_string_equal(got, "slow_link|10.0.200.0,10.0.200.1,|both");
-	assert_int_equal(errors, 1);
-	free(got);
+	cells_across(0, 0, 0.6);
+	expect("slow_link|10.0.200.0,10.0.200.1,|both", 1);
 }
 
 /* One fault must not hide another: l2-s2 shaped and h1's port shaped in
@@ -608,29 +607,18 @@ test_slow_link_thin_flows(void **state)
 static void
 test_slow_link_beside_slow_host(void **state)
 {
-	int i, a, b;
-	char *got;
-	int errors;
+	int i;
 
 	(void)state;
 	healthy();
 	slow[1][1][0] = slow[1][1][1] = 1;	/* l2-s2 */
 	shaped[0] = 1;				/* h1 */
 	build();
-	for (i = 0; i < N * N; i++) {
-		a = i / N;
-		b = i % N;
-		if (a == b)
-			continue;
-		if (a == 0 || b == 0)
+	cells_across(1, 0, 0.6);
+	for (i = 0; i < N * N; i++)
+		if (i / N != i % N && (i / N == 0 || i % N == 0))
 			bw[i] = 0.2;
-		else if (rack[a] != rack[b] && (rack[a] == 1 || rack[b] == 1))
-			bw[i] = 0.6;
-	}
-	got = run(true, &errors);
-	assert_string_equal(got, "slow_host| slow_link|10.0.200.6,10.0.200.7,|both");
-	assert_int_equal(errors, 2);
-	free(got);
+	expect("slow_host| slow_link|10.0.200.6,10.0.200.7,|both", 2);
 }
 
 /* mtu_fabric: s1's end of l1-s1 at 1500 while everything else takes
