@@ -8,7 +8,8 @@
 #   bench/localize_table.sh DIR...
 #
 # Prints one row per router behaviour and fabric shape (the seeds
-# together), then found/faults and exact per fault kind and behaviour.
+# together), a row per behaviour over its shapes, then found/faults and
+# exact per fault kind and behaviour.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 1 ] || { echo "usage: bench/localize_table.sh DIR..." >&2; exit 2; }
@@ -49,6 +50,11 @@ def cells(x): "\(x.recall | r2) | \(x.precision | r2) | \(x.exact | r2) | \(x.hf
 	[.[] | select(.build == "after")] as $a | [.[] | select(.build == "before")] as $b |
 	fig([$a[] | .trials[]]) as $x |
 	"| \($a[0].icmp) | \($a[0].leaves) leaves x \($a[0].spines) spines | \([$a[] | .seed] | sort | map(tostring) | join(", ")) | \($x.trials) | \($x.faults) | \(cells($x)) |" +
+	(if $before then " \(cells(fig([$b[] | .trials[]]))) |" else "" end)),
+(group_by(.icmp)[] | select(([.[] | "\(.leaves)x\(.spines)"] | unique | length) > 1) |
+	[.[] | select(.build == "after")] as $a | [.[] | select(.build == "before")] as $b |
+	fig([$a[] | .trials[]]) as $x |
+	"| **\($a[0].icmp)** | **all** | \([$a[] | .seed] | unique | sort | map(tostring) | join(", ")) | \($x.trials) | \($x.faults) | \(cells($x)) |" +
 	(if $before then " \(cells(fig([$b[] | .trials[]]))) |" else "" end)),
 "",
 ([.[] | select(.build == "after")] | [.[].icmp] | unique) as $icmps |
