@@ -23,7 +23,8 @@
 #     router's addresses), exact when that finding has no twin ('or');
 #   - a host fault by a finding at that host of a kind that fits (loss:
 #     lossy_host, shaped: slow_host, MTU: mtu_blackhole, filter:
-#     port_blocked);
+#     port_blocked), or whose twin ('or') is that host's port (the flows
+#     could not tell the two ports apart);
 #   - an error finding that matches no fault is a false one.
 # Last line:
 #   localize: seed S, T trials, F faults: recall R, precision P, exact link E, healthy fp H
@@ -81,7 +82,8 @@ score() {
 	def routers: [.location.ends[]? | $r[0][.] // "?"] | sort;
 	def hits($f):
 		if $f.routers then (.location.ends != null and routers == ($f.routers | sort))
-		else (.location.host == $f.host and ((.network // $f.net) == $f.net) and
+		else ((.location.host == $f.host or ((.location.or // "") | startswith($f.host + "\u0027s port"))) and
+			((.network // $f.net) == $f.net) and
 			(.kind as $k | $f.fits | index($k) != null)) end;
 	[.findings[] | select(.severity == "error")] as $e |
 	{faults: [$faults[] | . as $f | . + {found: ([$e[] | select(hits($f))] | length > 0),
