@@ -239,8 +239,14 @@ n=$(sqlite3 "$T/l.db" "select data from cells where test = 'lat' and src != 'h5'
 	jq -s '[.[] | select(.retested == true)] | length')
 [ "$n" = 0 ] || note "$n pairs without h5 retested (a busy machine), none a finding"
 # One finding, at h5's port, its five pairs the evidence: not one per pair.
-jq -e '[.findings[] | select(.kind == "high_latency")] | length == 1 and
+# A peer whose own probe thread ran late (busy_host: two cores running six
+# sanitized agents do starve one at times) is not evidence: its RTTs are
+# its own, and the verdict leaves its pair out (one CI run: h2 and h3
+# busy, three pairs).
+jq -e '([.findings[] | select(.kind == "busy_host" and .network == "public") | .hosts[0] |
+	select(. != "h5")] | unique | length) as $busy |
+	[.findings[] | select(.kind == "high_latency")] | length == 1 and
 	(.[0] | .hosts == ["h5"] and .location.scope == "host" and .location.where == "port" and
-	(.evidence.pairs | length) == 5 and .evidence.rtt_p99_us > 10000)' "$T/l.json" >/dev/null ||
+	(.evidence.pairs | length) == 5 - $busy and .evidence.rtt_p99_us > 10000)' "$T/l.json" >/dev/null ||
 	fail "high latency at h5: $(jq -c '.findings' "$T/l.json")"
 echo "matrix: ok"
